@@ -1,0 +1,30 @@
+// The two model interfaces (DESIGN.md "Models"). Each has an offline default; an OpenAI-compatible provider may
+// stand in, with a fallback to the offline model when it fails.
+import type { Temporal } from "../../contract/wire.js";
+
+/** Turns texts into unit-length vectors whose cosine (= dot product) measures relatedness. */
+export interface Embedder {
+  /** Names the model and its version; recorded beside every stored vector (e.g. "use-lite+lex/1"). */
+  readonly id: string;
+  readonly dimensions: number;
+  /** Loads weights once; later calls return at once. */
+  load(): Promise<void>;
+  /** One unit vector per text, in order. `purpose` lets a model use a faster path for queries. */
+  embed(texts: readonly string[], purpose: "document" | "query"): Promise<Float32Array[]>;
+}
+
+export interface Judgement {
+  /** Integer 1..10. */
+  importance: number;
+  temporal: Temporal;
+  /** One domain, then one to three topics (src/contract/taxonomy.ts). */
+  categories: string[];
+}
+
+/** Rates one memory's importance, temporal type and end, and categories. Deterministic for the offline default. */
+export interface Judge {
+  readonly id: string;
+  load(): Promise<void>;
+  /** `now` anchors relative dates ("tomorrow"); `vector` is the text's document embedding, for classifiers over it. */
+  judge(text: string, now: Date, vector: Float32Array | null): Promise<Judgement>;
+}
