@@ -7,6 +7,8 @@ export interface Embedder {
   /** Names the model and its version; recorded beside every stored vector (e.g. "use-lite+lex/1"). */
   readonly id: string;
   readonly dimensions: number;
+  /** Cosine at or above which two memories are the same fact and merge (calibrated per model on labeled pairs). */
+  readonly dedupThreshold: number;
   /** Loads weights once; later calls return at once. */
   load(): Promise<void>;
   /** One unit vector per text, in order. `purpose` lets a model use a faster path for queries. */
