@@ -1,0 +1,108 @@
+// The seam between the service's HTTP edge (src/service/http) and its domain core (store, pipeline, retrieval,
+// health). The HTTP layer validates shapes, authenticates, applies the workspace-state and rate-limit rules and
+// maps ServiceError to the JSON error body; the core does the work and never sees HTTP.
+import type {
+  ErrorCode,
+  HealthResponse,
+  RetrieveResponse,
+  StatusResponse,
+  StoreResponse,
+  WorkspaceStatus,
+} from "../contract/wire.js";
+import type { PiiType } from "./pipeline/pii-types.js";
+
+export interface Workspace {
+  id: string;
+  name: string;
+  plan: string;
+  billing_cycle: string;
+  status: WorkspaceStatus;
+  created_at: string;
+}
+
+/** Who is calling: resolved from the bearer key. */
+export interface AuthContext {
+  workspace: Workspace;
+  keyId: string;
+  /** The key's public prefix (first 11 characters). */
+  keyPrefix: string;
+}
+
+/** A validated store request: `text` already trimmed and within limits, `meta` within 4 KiB. */
+export interface StoreInput {
+  text: string;
+  meta: Record<string, unknown>;
+}
+
+/** A validated retrieve request with defaults applied. */
+export interface RetrieveInput {
+  query: string;
+  top_k: number;
+  min_score: number;
+}
+
+/** A failure the core reports; the HTTP layer turns it into the documented status and body. */
+export class ServiceError extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly details: { pii_types?: PiiType[]; param?: string; retry_after?: number } = {},
+  ) {
+    super(message);
+    this.name = "ServiceError";
+  }
+}
+
+export interface RateDecision {
+  allowed: boolean;
+  /** Whole seconds until a request would be allowed (0 when allowed). */
+  retryAfterSeconds: number;
+}
+
+export interface MemoryService {
+  /** The key's workspace and key id, or null for an unknown or revoked key. */
+  authenticate(apiKey: string): Promise<AuthContext | null>;
+  /** Runs the write pipeline. Throws ServiceError (pii_detected, idempotency_key_reused, ...). */
+  store(auth: AuthContext, input: StoreInput, opts: { idempotencyKey?: string }): Promise<StoreResponse>;
+  retrieve(auth: AuthContext, input: RetrieveInput): Promise<RetrieveResponse>;
+  health(auth: AuthContext): Promise<HealthResponse>;
+  status(auth: AuthContext): Promise<StatusResponse>;
+  /** Takes one token from the key's bucket (shared across processes where the store allows). */
+  consumeRateLimit(keyId: string): Promise<RateDecision>;
+  /** True when the store can be read and written and the models are loaded. */
+  healthy(): Promise<boolean>;
+  close(): Promise<void>;
+}
+
+/** Workspace and key administration (`brain-mcp admin`, first start of `serve`, `--embedded`). */
+export interface AdminService {
+  createWorkspace(input: { name: string; plan?: string; billing_cycle?: string }): Promise<Workspace>;
+  setWorkspaceStatus(workspaceId: string, status: WorkspaceStatus): Promise<Workspace>;
+  countWorkspaces(): Promise<number>;
+  /** Makes a new key; the plaintext is returned once and only its SHA-256 is kept. */
+  createKey(workspaceId: string): Promise<{ keyId: string; apiKey: string; prefix: string }>;
+  /** Registers an existing key (e.g. of an older prefix) for a workspace. */
+  importKey(workspaceId: string, apiKey: string): Promise<{ keyId: string; prefix: string }>;
+  revokeKey(keyId: string): Promise<boolean>;
+  /** Re-embeds every memory whose vector came from another model; returns how many were re-embedded. */
+  reembed(opts?: { workspaceId?: string }): Promise<number>;
+}
+
+export interface ServiceOptions {
+  /** SQLite file path; ignored when databaseUrl is set. */
+  dbPath?: string;
+  /** PostgreSQL connection string; wins over dbPath. */
+  databaseUrl?: string;
+  env?: NodeJS.ProcessEnv;
+  /** Structured log sink (stderr JSON lines in production). */
+  log?: ServiceLog;
+  /** Clock, for tests. */
+  now?: () => Date;
+}
+
+export interface ServiceLog {
+  debug(msg: string, fields?: Record<string, unknown>): void;
+  info(msg: string, fields?: Record<string, unknown>): void;
+  warn(msg: string, fields?: Record<string, unknown>): void;
+  error(msg: string, fields?: Record<string, unknown>): void;
+}
