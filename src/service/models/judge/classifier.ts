@@ -1,0 +1,51 @@
+// Small classifiers over the sentence encoder (DESIGN.md "Models": importance is rated by a model over the sentence
+// encoder offline). Linear ridge outputs trained at build time by test/judge/train-classifiers.ts on
+// data/training.json; they apply only to vectors from the space they were trained in.
+import { DOMAINS, TOPICS, type Domain, type Topic } from "../../../contract/taxonomy.js";
+
+/** The embedding space the weights were trained in: USE-lite, alone or as the first half of the hybrid vector. */
+export const CLASSIFIER_SPACE = "use-lite/1";
+const SPACE_DIMENSIONS = 512;
+
+export interface ClassifierWeights {
+  space: string;
+  trained_on: string;
+  lambda: number;
+  /** The importance output is a correction to the rules' rating, applied this many times (chosen by leave-one-out). */
+  importance_correction_weight: number;
+  /** How much a classifier score counts beside the lexicon's phrase scores. */
+  category_model_weight: number;
+  /** "importance" (correction to the rules), then "domain:<d>" and "topic:<t>" for every label. */
+  labels: string[];
+  bias: number[];
+  weights: number[][];
+}
+
+export interface VectorScores {
+  importance: number;
+  domains: Map<Domain, number>;
+  topics: Map<Topic, number>;
+}
+
+/** The USE-lite part of `vector`, unit length, or null when the vector comes from another model. */
+export function sentencePart(vector: Float32Array | null, embedderId: string | undefined): Float32Array | null {
+  if (!vector || !embedderId?.startsWith(CLASSIFIER_SPACE) || vector.length < SPACE_DIMENSIONS) return null;
+  const part = vector.subarray(0, SPACE_DIMENSIONS);
+  let norm = 0;
+  for (const v of part) norm += v * v;
+  norm = Math.sqrt(norm);
+  if (!(norm > 1e-6)) return null;
+  return part.map((v) => v / norm);
+}
+
+export function scoreVector(weights: ClassifierWeights, sentence: Float32Array): VectorScores {
+  const out = weights.weights.map((w, j) => w.reduce((s, wi, i) => s + wi * sentence[i]!, weights.bias[j]!));
+  const domains = new Map<Domain, number>();
+  const topics = new Map<Topic, number>();
+  weights.labels.forEach((label, j) => {
+    const [kind, name] = label.split(":");
+    if (kind === "domain" && (DOMAINS as readonly string[]).includes(name!)) domains.set(name as Domain, out[j]!);
+    if (kind === "topic" && (TOPICS as readonly string[]).includes(name!)) topics.set(name as Topic, out[j]!);
+  });
+  return { importance: out[0]!, domains, topics };
+}

@@ -1,0 +1,53 @@
+// The offline judge (DESIGN.md "Models"): importance, temporal type and end, and categories for one memory,
+// with no network and no download. Deterministic: the same text, `now` and vector give the same judgement.
+// How each decision is made: ./README.md.
+import { DOMAINS, TOPICS } from "../../../contract/taxonomy.js";
+import type { Judge, Judgement } from "../types.js";
+import { addModelScores, chooseCategories, scoreCategories } from "./categories.js";
+import { CLASSIFIER_SPACE, scoreVector, sentencePart, type ClassifierWeights } from "./classifier.js";
+import { CLASSIFIER_WEIGHTS } from "./data/classifier-weights.js";
+import { clampImportance, rateImportanceByRules } from "./importance.js";
+import { judgeTemporal } from "./temporal.js";
+
+export { createProviderJudge, type JudgeProviderEnv, type ProviderJudgeOptions } from "./provider.js";
+export { judgeTemporal } from "./temporal.js";
+export { CLASSIFIER_SPACE } from "./classifier.js";
+
+export interface OfflineJudgeOptions {
+  /**
+   * The id of the embedder whose vectors judge() receives (Embedder.id). The classifiers run only when it names
+   * the space they were trained in (USE-lite, alone or in the hybrid); otherwise the rules alone decide.
+   */
+  embedderId?: string;
+  /** For tests: other trained weights. */
+  weights?: ClassifierWeights;
+}
+
+/** Judges one memory: rules, blended with the classifiers when `sentence` (a USE-lite vector) is given. */
+export function judgeText(text: string, now: Date, sentence: Float32Array | null, weights: ClassifierWeights = CLASSIFIER_WEIGHTS): Judgement {
+  const rules = rateImportanceByRules(text);
+  let categoryScores = scoreCategories(text);
+  let importance = rules;
+  if (sentence && weights.space === CLASSIFIER_SPACE) {
+    const model = scoreVector(weights, sentence);
+    importance = clampImportance(rules + weights.importance_correction_weight * model.importance);
+    categoryScores = addModelScores(categoryScores, model, weights.category_model_weight);
+  }
+  return {
+    importance,
+    temporal: judgeTemporal(text, now),
+    categories: chooseCategories(categoryScores, DOMAINS, TOPICS),
+  };
+}
+
+export function createOfflineJudge(options: OfflineJudgeOptions = {}): Judge {
+  const weights = options.weights ?? CLASSIFIER_WEIGHTS;
+  const usesVectors = options.embedderId?.startsWith(CLASSIFIER_SPACE) ?? false;
+  return {
+    id: usesVectors ? `rules+ridge/1@${CLASSIFIER_SPACE}` : "rules/1",
+    async load() {},
+    async judge(text, now, vector) {
+      return judgeText(text, now, usesVectors ? sentencePart(vector, options.embedderId) : null, weights);
+    },
+  };
+}
