@@ -1,0 +1,82 @@
+// `brain-mcp` dispatch: no arguments runs the MCP stdio adapter; a first word picks a command.
+// Only the adapter's own modules load on its path; every command is imported when it is asked for.
+
+import { VERSION } from "../version.js";
+
+export const USAGE = `brain-mcp ${VERSION}: memory for AI agents
+
+Usage:
+  brain-mcp                        run the MCP stdio adapter (what an MCP host launches)
+  brain-mcp --embedded             the adapter with a local memory service inside (no key needed)
+  brain-mcp serve [options]        run the memory service (REST API); see \`brain-mcp serve --help\`
+  brain-mcp admin ...              manage workspaces and keys on the service's store
+  brain-mcp remember <text> [--meta JSON] [--json]
+  brain-mcp recall <query> [--top-k N] [--min-score X] [--json]
+  brain-mcp health [--json]
+  brain-mcp status [--json]
+  brain-mcp config set-key         read an API key from stdin and save it (file mode 0600)
+  brain-mcp config set-url <URL>   save the memory service's address
+  brain-mcp config path            print where the config file is
+  brain-mcp --version | --help
+
+Environment: BRAIN_API_KEY, BRAIN_BASE_URL, BRAIN_CONFIG, BRAIN_TOOL_NAMES (auto|dotted|underscore),
+BRAIN_TIMEOUT (s, 30), BRAIN_MAX_RETRIES (2), BRAIN_CALL_DEADLINE (s, 45), BRAIN_LOG (off|error|warn|info|debug).
+The key is never taken from the command line: use BRAIN_API_KEY or \`brain-mcp config set-key\`.
+`;
+
+const OPERATIONS = new Set(["remember", "recall", "health", "status", "config"]);
+
+export async function main(argv: string[]): Promise<void> {
+  const [command, ...rest] = argv;
+  try {
+    if (command === undefined) return await runAdapter(false);
+    if (command === "--embedded") {
+      if (rest.length > 0) return usageError(`--embedded takes no further arguments (got ${rest.join(" ")})`);
+      return await runAdapter(true);
+    }
+    if (command === "--version" || command === "-v" || command === "version") {
+      process.stdout.write(`${VERSION}\n`);
+      return;
+    }
+    if (command === "--help" || command === "-h" || command === "help") {
+      process.stdout.write(USAGE);
+      return;
+    }
+    if (command === "serve") return exitWith(await (await import("./serve.js")).runServe(rest));
+    if (command === "admin") return exitWith(await (await import("./admin.js")).runAdmin(rest));
+    if (OPERATIONS.has(command)) return exitWith(await (await import("./ops.js")).runOperation(command, rest));
+    if (command.startsWith("--api-key")) {
+      return usageError("there is no --api-key flag (the command line shows in process lists): set BRAIN_API_KEY or run `brain-mcp config set-key`");
+    }
+    return usageError(`unknown command or option: ${command}`);
+  } catch (error) {
+    // A setting the user got wrong (ConfigError) or a failure at start-up: one line, never a stack for the former.
+    const name = (error as Error)?.name;
+    process.stderr.write(`brain-mcp: ${name === "ConfigError" ? "" : "error: "}${(error as Error)?.message ?? String(error)}\n`);
+    process.exitCode = name === "ConfigError" ? 2 : 1;
+  }
+}
+
+async function runAdapter(embedded: boolean): Promise<void> {
+  // settings first: a bad one is reported before the SDK loads
+  const { createLogger, loadConfig } = await import("../config/index.js");
+  const config = loadConfig();
+  const { runStdioAdapter } = await import("../mcp/stdio.js");
+  if (!embedded) return runStdioAdapter({ config });
+  const [{ startEmbedded }, { dirname }] = await Promise.all([import("../service/embedded.js"), import("node:path")]);
+  // embedded.json sits beside the config file in use (BRAIN_CONFIG moves both)
+  const service = await startEmbedded({
+    configDir: dirname(config.configPath),
+    log: createLogger({ level: config.logLevel, prefix: "brain-mcp service" }),
+  });
+  return runStdioAdapter({ service, config });
+}
+
+function exitWith(code: number | void): void {
+  if (typeof code === "number" && code !== 0) process.exitCode = code;
+}
+
+function usageError(message: string): void {
+  process.stderr.write(`brain-mcp: ${message}\nRun \`brain-mcp --help\` for usage.\n`);
+  process.exitCode = 2;
+}

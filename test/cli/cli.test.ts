@@ -1,0 +1,123 @@
+// The command line: the same operations and rendering as the adapter, config commands, exit codes.
+
+import { spawn } from "node:child_process";
+import { existsSync, readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { BIN, errorBody, fixtures, isolatedEnv, KEY, ScriptedService, tempDir } from "../mcp/harness.js";
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+function cli(args: string[], env: Record<string, string>, input?: string): Promise<Run> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [BIN, ...args], { env, stdio: ["pipe", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (c: Buffer) => (stdout += c));
+    child.stderr.on("data", (c: Buffer) => (stderr += c));
+    child.on("exit", (code) => resolve({ code, stdout, stderr }));
+    child.stdin.end(input ?? "");
+  });
+}
+
+let service: ScriptedService;
+let env: Record<string, string>;
+
+beforeAll(async () => {
+  service = await new ScriptedService().start();
+});
+beforeEach(() => {
+  service.reset();
+  env = isolatedEnv({ BRAIN_API_KEY: KEY, BRAIN_BASE_URL: service.url, BRAIN_MAX_RETRIES: "0" });
+});
+afterAll(async () => {
+  await service.stop();
+});
+
+describe("operations", () => {
+  it("status --json prints the API's object as JSON", async () => {
+    service.on("GET /v1/status", { body: fixtures.status("active") });
+    const run = await cli(["status", "--json"], env);
+    expect(run.code).toBe(0);
+    expect(JSON.parse(run.stdout)).toEqual(fixtures.status("active"));
+  });
+
+  it("recall renders the numbered list, and passes --top-k and --min-score on", async () => {
+    service.on("POST /v1/memory/retrieve", { body: fixtures.recall });
+    const run = await cli(["recall", "what", "does", "the", "user", "like", "--top-k", "3", "--min-score", "0.2"], env);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/^3 memories matched, best first:\n1\. \[mem_a\] score 0\.91/);
+    expect(service.seen[0]!.body).toEqual({ query: "what does the user like", top_k: 3, min_score: 0.2 });
+  });
+
+  it("remember sends the text and --meta, and prints what the service did", async () => {
+    service.on("POST /v1/memory/store", { body: fixtures.storeNew });
+    const run = await cli(["remember", "The user prefers tabs.", "--meta", '{"source":"cli"}'], env);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain("Remembered as new memory mem_new1.");
+    expect(service.seen[0]!.body).toEqual({ text: "The user prefers tabs.", meta: { source: "cli" } });
+  });
+
+  it("a failure prints the adapter's sentence on stderr and exits 1", async () => {
+    service.on("GET /v1/optimize/health", { status: 403, body: errorBody("workspace_suspended", "suspended") });
+    const run = await cli(["health"], env);
+    expect(run.code).toBe(1);
+    expect(run.stdout).toBe("");
+    expect(run.stderr).toMatch(/workspace is suspended/);
+    expect(run.stderr).not.toContain(KEY);
+  });
+
+  it("an out-of-range --top-k is a usage error (exit 2) and nothing is sent", async () => {
+    const run = await cli(["recall", "x", "--top-k", "99"], env);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/top_k/);
+    expect(service.seen).toHaveLength(0);
+  });
+});
+
+describe("config and flags", () => {
+  it("config set-key reads the key from stdin, writes it with mode 0600 in a 0700 folder, and never echoes it", async () => {
+    const path = join(tempDir(), "nested", "config.json");
+    const run = await cli(["config", "set-key"], { ...env, BRAIN_API_KEY: "", BRAIN_CONFIG: path }, `${KEY}\n`);
+    expect(run.code).toBe(0);
+    expect(run.stdout + run.stderr).not.toContain(KEY);
+    expect(statSync(path).mode & 0o777).toBe(0o600);
+    expect(statSync(join(path, "..")).mode & 0o777).toBe(0o700);
+    expect(JSON.parse(readFileSync(path, "utf8"))).toEqual({ api_key: KEY });
+
+    const url = await cli(["config", "set-url", "https://brain.example.com/"], { ...env, BRAIN_CONFIG: path });
+    expect(url.code).toBe(0);
+    expect(JSON.parse(readFileSync(path, "utf8"))).toEqual({ api_key: KEY, base_url: "https://brain.example.com" });
+    expect(statSync(path).mode & 0o777).toBe(0o600);
+
+    const where = await cli(["config", "path"], { ...env, BRAIN_CONFIG: path });
+    expect(where.stdout.trim()).toBe(path);
+  });
+
+  it("config set-url refuses plain http off this machine and writes nothing", async () => {
+    const path = join(tempDir(), "config.json");
+    const run = await cli(["config", "set-url", "http://brain.example.com"], { ...env, BRAIN_CONFIG: path });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/plain http/);
+    expect(existsSync(path)).toBe(false);
+  });
+
+  it("there is no --api-key flag", async () => {
+    const run = await cli(["--api-key", KEY], env);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/no --api-key flag/);
+    expect(run.stderr).not.toContain(KEY);
+  });
+
+  it("--version prints the package version and --help the usage", async () => {
+    const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8"));
+    expect((await cli(["--version"], env)).stdout.trim()).toBe(pkg.version);
+    const help = await cli(["--help"], env);
+    expect(help.stdout).toContain("brain-mcp config set-key");
+    expect(help.stdout).toContain("BRAIN_CALL_DEADLINE");
+  });
+});
