@@ -1,0 +1,14 @@
+// Counts pairs of memories whose cosine reaches the dedup threshold although dedup should have merged them
+// (stored under another model or threshold, or made similar to a third memory by a later merge).
+import type { WorkspaceIndex } from "../retrieval/vector-index.js";
+
+/**
+ * Pairs are counted exactly among this many most recently written memories (highest rev: new memories, merges and
+ * re-embeds, where duplicates arise); older memories were each compared with every earlier one by dedup when
+ * stored. Bounds the work at 2,000²/2 = 2 million dot products, whatever the workspace's size.
+ */
+export const DUPLICATE_SCAN_LIMIT = 2_000;
+
+export function countDuplicatePairs(index: WorkspaceIndex, threshold: number): number {
+  return index.pairsAbove(threshold, DUPLICATE_SCAN_LIMIT);
+}

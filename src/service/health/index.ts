@@ -1,0 +1,89 @@
+// The workspace health diagnostic (DESIGN.md "Health"): signals, a quality score, and recommendations a person can
+// act on.
+import type { HealthResponse, HealthSignals, Recommendation } from "../../contract/wire.js";
+import type { MemoryRecord } from "../store/types.js";
+import { DAY_MS, isoSeconds } from "../time.js";
+
+export const STALE_AFTER_DAYS = 90;
+export const NEVER_RETRIEVED_AFTER_DAYS = 7;
+export const OVERLONG_CHARS = 1_000;
+
+/**
+ * quality_score = 100 × (1 − penalty), penalty = 0.35·stale + 0.30·duplicated + 0.20·never retrieved + 0.15·overlong,
+ * each the share of the workspace's memories affected (duplicated = memories in a duplicate pair, at most all).
+ * An empty workspace scores 100.
+ */
+export const QUALITY_PENALTIES = { stale: 0.35, duplicated: 0.3, neverRetrieved: 0.2, overlong: 0.15 } as const;
+
+export interface HealthFacts {
+  memories: readonly MemoryRecord[];
+  duplicatePairs: number;
+  nowMs: number;
+}
+
+const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
+
+export function diagnose({ memories, duplicatePairs, nowMs }: HealthFacts): HealthResponse {
+  let expired = 0;
+  let untouched = 0;
+  let overlong = 0;
+  let neverRetrieved = 0;
+  for (const m of memories) {
+    if (m.temporal_type === "time_bound" && m.valid_until !== null && m.valid_until < nowMs) expired++;
+    else if ((m.last_accessed_at ?? m.created_at) < nowMs - STALE_AFTER_DAYS * DAY_MS) untouched++;
+    if (m.text.length > OVERLONG_CHARS) overlong++;
+    if (m.access_count === 0 && m.created_at < nowMs - NEVER_RETRIEVED_AFTER_DAYS * DAY_MS) neverRetrieved++;
+  }
+  const total = memories.length;
+  const stale = expired + untouched;
+
+  const recommendations: Recommendation[] = [];
+  if (stale > 0) {
+    const parts = [expired && `${expired} expired`, untouched && `${untouched} untouched for ${STALE_AFTER_DAYS} days`].filter(Boolean);
+    recommendations.push({
+      code: "stale_memories",
+      message: `${plural(stale, "memory is", "memories are")} stale: ${parts.join(", ")}. Store a current version of what still holds; expired memories rank lower.`,
+      count: stale,
+    });
+  }
+  if (duplicatePairs > 0) {
+    recommendations.push({
+      code: "duplicate_memories",
+      message: `${plural(duplicatePairs, "pair", "pairs")} of memories say nearly the same thing. Store the fact once in its fullest form; repeated stores merge into one memory.`,
+      count: duplicatePairs,
+    });
+  }
+  if (overlong > 0) {
+    recommendations.push({
+      code: "overlong_memories",
+      message: `${plural(overlong, "memory is", "memories are")} over ${OVERLONG_CHARS.toLocaleString("en-US")} characters. Store one fact per memory so recall can match it.`,
+      count: overlong,
+    });
+  }
+  if (neverRetrieved > 0) {
+    recommendations.push({
+      code: "never_retrieved_memories",
+      message: `${plural(neverRetrieved, "memory has", "memories have")} never been recalled in over ${NEVER_RETRIEVED_AFTER_DAYS} days. Recall with the words the memories use, or let them go stale.`,
+      count: neverRetrieved,
+    });
+  }
+
+  const signals: HealthSignals = {
+    total_memories: total,
+    stale_memories: stale,
+    duplicate_memories: duplicatePairs,
+    overlong_memories: overlong,
+    never_retrieved_memories: neverRetrieved,
+    open_recommendations: recommendations.length,
+  };
+  return { quality_score: qualityScore(total, stale, duplicatePairs, neverRetrieved, overlong), signals, recommendations, generated_at: isoSeconds(nowMs) };
+}
+
+export function qualityScore(total: number, stale: number, duplicatePairs: number, neverRetrieved: number, overlong: number): number {
+  if (total === 0) return 100;
+  const share = (n: number) => Math.min(1, n / total);
+  const p = QUALITY_PENALTIES;
+  const penalty =
+    p.stale * share(stale) + p.duplicated * share(2 * duplicatePairs) + p.neverRetrieved * share(neverRetrieved) + p.overlong * share(overlong);
+  return Math.round(1000 * (1 - penalty)) / 10;
+}

@@ -1,0 +1,50 @@
+// openService: opens the store, loads the models once, and returns the service core (MemoryService & AdminService).
+import { loadModels } from "./models/index.js";
+import type { Embedder, Judge } from "./models/types.js";
+import { screenPii } from "./pipeline/pii.js";
+import { createService } from "./service.js";
+import { openStore } from "./store/open-store.js";
+import type { AdminService, MemoryService, ServiceLog, ServiceOptions } from "./types.js";
+import type { RandomBytes } from "./ids.js";
+
+export interface OpenServiceOptions extends ServiceOptions {
+  /** Models already loaded (tests; a process that serves several stores); otherwise loadModels(env). */
+  models?: { embedder: Embedder; judge: Judge };
+  /** Randomness for ids and keys (tests). */
+  random?: RandomBytes;
+}
+
+const SILENT_LOG: ServiceLog = { debug() {}, info() {}, warn() {}, error() {} };
+
+/** The package version: src/version.ts when the build has one, else package.json's 0.1.0. */
+async function packageVersion(): Promise<string> {
+  try {
+    const modulePath = "../version.js";
+    const mod = (await import(modulePath)) as { VERSION?: string; version?: string };
+    return mod.VERSION ?? mod.version ?? "0.1.0";
+  } catch {
+    return "0.1.0";
+  }
+}
+
+export async function openService(options: OpenServiceOptions): Promise<MemoryService & AdminService> {
+  const env = options.env ?? process.env;
+  const store = await openStore({ dbPath: options.dbPath, databaseUrl: options.databaseUrl });
+  try {
+    const models = options.models ?? (await loadModels(env));
+    return createService({
+      store,
+      embedder: models.embedder,
+      judge: models.judge,
+      screenPii,
+      env,
+      log: options.log ?? SILENT_LOG,
+      now: options.now ?? (() => new Date()),
+      version: await packageVersion(),
+      random: options.random,
+    });
+  } catch (err) {
+    await store.close();
+    throw err;
+  }
+}

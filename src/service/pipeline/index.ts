@@ -1,0 +1,72 @@
+// The write pipeline, in DESIGN.md's order: screen → embed → dedup → importance → temporal → categories → commit.
+// The model work (embedding, judging) happens before the workspace's write lock; dedup and commit happen inside one
+// write transaction, so two stores of the same fact at the same moment yield one memory.
+import { IDEMPOTENCY_TTL_MS } from "../../contract/limits.js";
+import type { StoreResponse } from "../../contract/wire.js";
+import type { Embedder, Judge } from "../models/types.js";
+import type { MemoryStore } from "../store/types.js";
+import type { StoreInput } from "../types.js";
+import type { VectorIndexes } from "../retrieval/vector-index.js";
+import type { PiiVerdict } from "./pii-types.js";
+import { categories } from "./categories.js";
+import { commit } from "./commit.js";
+import { dedup } from "./dedup.js";
+import type { Draft } from "./draft.js";
+import { embed, judgeDraft } from "./embed.js";
+import { replayOf, requestHash } from "./idempotency.js";
+import { importance } from "./importance.js";
+import { screen } from "./screen.js";
+import { temporal } from "./temporal.js";
+
+export interface WriteDeps {
+  store: MemoryStore;
+  indexes: VectorIndexes;
+  embedder: Embedder;
+  judge: Judge;
+  screenPii: (text: string) => PiiVerdict;
+  now: () => Date;
+  newMemoryId: (nowMs: number) => string;
+}
+
+export async function runWritePipeline(
+  deps: WriteDeps,
+  workspaceId: string,
+  input: StoreInput,
+  idempotencyKey: string | undefined,
+): Promise<StoreResponse> {
+  const { store, indexes, embedder } = deps;
+  const hash = idempotencyKey ? requestHash(input) : "";
+  const startMs = deps.now().getTime();
+  if (idempotencyKey) {
+    const replay = replayOf(await store.getIdempotency(workspaceId, idempotencyKey, startMs - IDEMPOTENCY_TTL_MS), hash);
+    if (replay) return replay;
+  }
+
+  let draft: Draft = { workspaceId, text: input.text, meta: input.meta };
+  draft = screen(draft, deps.screenPii);
+  draft = await embed(draft, embedder);
+  draft = await judgeDraft(draft, deps.judge, deps.now());
+
+  return store.writeInWorkspace(workspaceId, async (tx) => {
+    const nowMs = deps.now().getTime();
+    if (idempotencyKey) {
+      // Authoritative check: a concurrent request with the same key may have committed meanwhile.
+      const replay = replayOf(await tx.getIdempotency(idempotencyKey, nowMs - IDEMPOTENCY_TTL_MS), hash);
+      if (replay) return replay;
+    }
+    // Inside the lock: see every memory committed so far, by any process.
+    const index = await indexes.refresh(workspaceId, (since) => tx.vectorsSince(since));
+    let d = await dedup(draft, { nearest: (v) => index.nearest(v), load: (id) => tx.getMemory(id) }, embedder.dedupThreshold);
+    d = importance(d);
+    d = temporal(d);
+    d = categories(d);
+    const response = await commit(d, tx, nowMs, () => deps.newMemoryId(nowMs));
+    if (idempotencyKey) {
+      await tx.putIdempotency(
+        { workspace_id: workspaceId, key: idempotencyKey, request_hash: hash, response, created_at: nowMs },
+        nowMs - IDEMPOTENCY_TTL_MS,
+      );
+    }
+    return response;
+  });
+}

@@ -1,0 +1,69 @@
+// Hybrid retrieval: the query's vector against the workspace's index, relevance floor, hybrid score, top_k.
+import type { RetrieveResponse, RetrievedMemory, Temporal } from "../../contract/wire.js";
+import type { Embedder } from "../models/types.js";
+import type { MemoryRecord, MemoryStore } from "../store/types.js";
+import { isoSeconds } from "../time.js";
+import type { RetrieveInput } from "../types.js";
+import { hybridScore } from "./score.js";
+import type { VectorIndexes } from "./vector-index.js";
+import { CANDIDATE_LIMIT, relevanceFloorFor } from "./weights.js";
+
+export interface RetrieveDeps {
+  store: MemoryStore;
+  indexes: VectorIndexes;
+  embedder: Embedder;
+  now: () => Date;
+}
+
+export function temporalOf(m: MemoryRecord): Temporal {
+  return m.temporal_type === "time_bound" && m.valid_until !== null
+    ? { type: "time_bound", valid_until: isoSeconds(m.valid_until) }
+    : { type: "persistent", valid_until: null };
+}
+
+export async function retrieveMemories(deps: RetrieveDeps, workspaceId: string, input: RetrieveInput): Promise<RetrieveResponse> {
+  const { store, indexes, embedder } = deps;
+  const [[query], index] = await Promise.all([
+    embedder.embed([input.query], "query"),
+    indexes.refresh(workspaceId, (since) => store.vectorsSince(workspaceId, since)),
+  ]);
+  const floor = relevanceFloorFor(embedder.id);
+  const matches = index.search(query!, floor, CANDIDATE_LIMIT);
+  if (matches.length === 0) {
+    await store.recordUsage(workspaceId, "read", null, deps.now().getTime());
+    return { memories: [], count: 0 };
+  }
+
+  const records = new Map((await store.getMemories(workspaceId, matches.map((m) => m.id))).map((r) => [r.id, r]));
+  const nowMs = deps.now().getTime();
+  const bestCosine = matches[0]!.cosine;
+  const scored = [];
+  for (const match of matches) {
+    const record = records.get(match.id);
+    if (!record) continue;
+    const { score, expired } = hybridScore({ ...record, cosine: match.cosine }, { nowMs, floor, bestCosine });
+    if (score >= input.min_score) scored.push({ record, cosine: match.cosine, score, expired });
+  }
+  scored.sort((a, b) => b.score - a.score || b.cosine - a.cosine);
+  const chosen = scored.slice(0, input.top_k);
+
+  await store.touchMemories(workspaceId, chosen.map((c) => c.record.id), nowMs);
+  await store.recordUsage(workspaceId, "read", null, nowMs);
+
+  const memories: RetrievedMemory[] = chosen.map(({ record, cosine, score, expired }) => ({
+    memory_id: record.id,
+    text: record.text,
+    score: round6(score),
+    similarity: round6(Math.min(1, Math.max(0, cosine))),
+    importance: record.importance,
+    expired,
+    meta: { ...record.meta, temporal: temporalOf(record), categories: record.categories },
+    created_at: isoSeconds(record.created_at),
+    // The answer shows the memory as this retrieval left it.
+    last_accessed_at: isoSeconds(nowMs),
+    access_count: record.access_count + 1,
+  }));
+  return { memories, count: memories.length };
+}
+
+const round6 = (x: number) => Math.round(x * 1e6) / 1e6;

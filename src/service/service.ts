@@ -1,0 +1,185 @@
+// The memory service's domain core behind MemoryService and AdminService: authentication, the write pipeline,
+// retrieval, health, status, rate limiting and administration over one MemoryStore and the loaded models.
+import { RATE_LIMIT_BURST_DEFAULT, RATE_LIMIT_RPS_DEFAULT } from "../contract/limits.js";
+import type { StatusResponse, WorkspaceStatus } from "../contract/wire.js";
+import { diagnose } from "./health/index.js";
+import { countDuplicatePairs } from "./health/duplicates.js";
+import { hashApiKey, keyPrefix, newApiKey, newKeyId, newMemoryId, newWorkspaceId, type RandomBytes } from "./ids.js";
+import type { Embedder, Judge } from "./models/types.js";
+import { runWritePipeline } from "./pipeline/index.js";
+import type { PiiVerdict } from "./pipeline/pii-types.js";
+import { retrieveMemories } from "./retrieval/retrieve.js";
+import { VectorIndexes } from "./retrieval/vector-index.js";
+import type { MemoryStore } from "./store/types.js";
+import { isoSeconds } from "./time.js";
+import type { AdminService, AuthContext, MemoryService, ServiceLog, Workspace } from "./types.js";
+
+export const DEFAULT_PLAN = "free";
+export const DEFAULT_BILLING_CYCLE = "monthly";
+/** Memories re-embedded per write transaction. */
+const REEMBED_BATCH = 64;
+
+export interface CoreDeps {
+  store: MemoryStore;
+  embedder: Embedder;
+  judge: Judge;
+  screenPii: (text: string) => PiiVerdict;
+  env: NodeJS.ProcessEnv;
+  log: ServiceLog;
+  now: () => Date;
+  version: string;
+  random?: RandomBytes;
+}
+
+function positiveNumber(raw: string | undefined, fallback: number): number {
+  const n = raw === undefined || raw.trim() === "" ? NaN : Number(raw);
+  return Number.isFinite(n) && n > 0 ? n : fallback;
+}
+
+export function createService(deps: CoreDeps): MemoryService & AdminService {
+  const { store, embedder, judge, log, now } = deps;
+  const indexes = new VectorIndexes(embedder.dimensions, embedder.id);
+  const rps = positiveNumber(deps.env.BRAIN_RATE_LIMIT_RPS, RATE_LIMIT_RPS_DEFAULT);
+  const burst = positiveNumber(deps.env.BRAIN_RATE_LIMIT_BURST, RATE_LIMIT_BURST_DEFAULT);
+  const nowMs = () => now().getTime();
+
+  async function requireWorkspace(id: string): Promise<Workspace> {
+    const ws = await store.getWorkspace(id);
+    if (!ws) throw new Error(`workspace ${id} does not exist`);
+    return ws;
+  }
+
+  const service: MemoryService & AdminService = {
+    async authenticate(apiKey) {
+      if (!apiKey) return null;
+      const found = await store.findKeyByHash(hashApiKey(apiKey));
+      return found ? { workspace: found.workspace, keyId: found.keyId, keyPrefix: found.prefix } : null;
+    },
+
+    store(auth: AuthContext, input, opts) {
+      return runWritePipeline(
+        {
+          store,
+          indexes,
+          embedder,
+          judge,
+          screenPii: deps.screenPii,
+          now,
+          newMemoryId: (ms) => newMemoryId(ms, deps.random),
+        },
+        auth.workspace.id,
+        input,
+        opts.idempotencyKey,
+      );
+    },
+
+    retrieve(auth, input) {
+      return retrieveMemories({ store, indexes, embedder, now }, auth.workspace.id, input);
+    },
+
+    async health(auth) {
+      const workspaceId = auth.workspace.id;
+      const [memories, index] = await Promise.all([
+        store.listMemories(workspaceId),
+        indexes.refresh(workspaceId, (since) => store.vectorsSince(workspaceId, since)),
+      ]);
+      return diagnose({ memories, duplicatePairs: countDuplicatePairs(index, embedder.dedupThreshold), nowMs: nowMs() });
+    },
+
+    async status(auth): Promise<StatusResponse> {
+      const workspace = (await store.getWorkspace(auth.workspace.id)) ?? auth.workspace;
+      const [memoryCount, healthy] = await Promise.all([store.countMemories(workspace.id), service.healthy()]);
+      return {
+        healthy,
+        workspace_id: workspace.id,
+        workspace_name: workspace.name,
+        workspace_status: workspace.status,
+        plan: workspace.plan,
+        billing_cycle: workspace.billing_cycle,
+        api_key_prefix: auth.keyPrefix,
+        memory_count: memoryCount,
+        server_time: isoSeconds(nowMs()),
+        version: deps.version,
+      };
+    },
+
+    consumeRateLimit(keyId) {
+      return store.takeRateToken(keyId, rps, burst, nowMs());
+    },
+
+    async healthy() {
+      return store.ping();
+    },
+
+    async close() {
+      await store.close();
+    },
+
+    async createWorkspace(input) {
+      const at = nowMs();
+      const workspace = {
+        id: newWorkspaceId(at, deps.random),
+        name: input.name,
+        plan: input.plan ?? DEFAULT_PLAN,
+        billing_cycle: input.billing_cycle ?? DEFAULT_BILLING_CYCLE,
+        status: "active" as WorkspaceStatus,
+        created_at: at,
+      };
+      await store.insertWorkspace(workspace);
+      return requireWorkspace(workspace.id);
+    },
+
+    async setWorkspaceStatus(workspaceId, status) {
+      const ws = await store.setWorkspaceStatus(workspaceId, status);
+      if (!ws) throw new Error(`workspace ${workspaceId} does not exist`);
+      return ws;
+    },
+
+    countWorkspaces() {
+      return store.countWorkspaces();
+    },
+
+    async createKey(workspaceId) {
+      const apiKey = newApiKey(deps.random);
+      const { keyId, prefix } = await service.importKey(workspaceId, apiKey);
+      return { keyId, apiKey, prefix };
+    },
+
+    async importKey(workspaceId, apiKey) {
+      await requireWorkspace(workspaceId);
+      if (!apiKey || /\s/.test(apiKey)) throw new Error("an API key is one word without spaces");
+      const at = nowMs();
+      const keyId = newKeyId(at, deps.random);
+      const prefix = keyPrefix(apiKey);
+      await store.insertKey({ id: keyId, workspace_id: workspaceId, key_hash: hashApiKey(apiKey), prefix, created_at: at });
+      return { keyId, prefix };
+    },
+
+    revokeKey(keyId) {
+      return store.revokeKey(keyId, nowMs());
+    },
+
+    async reembed(opts = {}) {
+      let done = 0;
+      for (;;) {
+        const batch = await store.memoriesNotEmbeddedBy(embedder.id, REEMBED_BATCH, opts.workspaceId);
+        if (batch.length === 0) break;
+        const vectors = await embedder.embed(batch.map((m) => m.text), "document");
+        const byWorkspace = new Map<string, number[]>();
+        batch.forEach((m, i) => byWorkspace.set(m.workspace_id, [...(byWorkspace.get(m.workspace_id) ?? []), i]));
+        for (const [workspaceId, positions] of byWorkspace) {
+          await store.writeInWorkspace(workspaceId, async (tx) => {
+            for (const i of positions) {
+              await tx.updateMemory(batch[i]!.id, { vector: vectors[i]!, embedder_id: embedder.id }, nowMs());
+            }
+          });
+        }
+        done += batch.length;
+        log.info("re-embedded memories", { count: done, embedder: embedder.id });
+      }
+      return done;
+    },
+  };
+
+  return service;
+}

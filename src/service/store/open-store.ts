@@ -1,0 +1,21 @@
+// Picks the store: PostgreSQL when a database URL is given (it wins), else the SQLite file.
+import type { MemoryStore } from "./types.js";
+
+export interface StoreLocation {
+  dbPath?: string;
+  databaseUrl?: string;
+}
+
+export async function openStore(location: StoreLocation): Promise<MemoryStore> {
+  if (location.databaseUrl) {
+    // Loaded only when asked for: the pg driver is an optional dependency.
+    const modulePath = "./postgres.js";
+    const { openPostgresStore } = (await import(modulePath)) as {
+      openPostgresStore: (databaseUrl: string) => Promise<MemoryStore>;
+    };
+    return openPostgresStore(location.databaseUrl);
+  }
+  if (!location.dbPath) throw new Error("No store given: set a SQLite path (--db / BRAIN_DB) or BRAIN_DATABASE_URL.");
+  const { openSqliteStore } = await import("./sqlite.js");
+  return openSqliteStore(location.dbPath);
+}

@@ -1,0 +1,420 @@
+// The memory store over one SQLite file (better-sqlite3, WAL). Several processes may open the same file: every
+// write transaction is `BEGIN IMMEDIATE`, which SQLite serializes across processes (busy_timeout makes the others
+// wait instead of failing). Durability: WAL with synchronous=NORMAL, so an acknowledged write survives the process
+// being killed (kill -9); only an OS crash or power loss may lose the last transactions.
+import { createRequire } from "node:module";
+import { mkdirSync } from "node:fs";
+import { dirname } from "node:path";
+import type BetterSqlite3 from "better-sqlite3";
+import type { TemporalType, WorkspaceStatus } from "../../contract/wire.js";
+import { ServiceError, type RateDecision, type Workspace } from "../types.js";
+import type {
+  IdempotencyRecord,
+  MemoryPatch,
+  MemoryRecord,
+  MemoryStore,
+  NewMemory,
+  StoredKey,
+  UsageKind,
+  VectorRecord,
+  WorkspaceTx,
+} from "./types.js";
+import { createTokenBuckets } from "./token-bucket.js";
+import { isoSeconds } from "../time.js";
+
+type Db = BetterSqlite3.Database;
+
+/** How long a writer waits for another process's transaction before SQLite reports busy. */
+const BUSY_TIMEOUT_MS = 15_000;
+
+/** Schema versions, applied in order; `PRAGMA user_version` records how many ran. */
+const MIGRATIONS: string[] = [
+  `
+  CREATE TABLE workspaces (
+    id TEXT PRIMARY KEY,
+    name TEXT NOT NULL,
+    plan TEXT NOT NULL,
+    billing_cycle TEXT NOT NULL,
+    status TEXT NOT NULL CHECK (status IN ('active','suspended','limit_reached','deleted')),
+    created_at INTEGER NOT NULL
+  );
+  CREATE TABLE api_keys (
+    id TEXT PRIMARY KEY,
+    workspace_id TEXT NOT NULL REFERENCES workspaces(id),
+    key_hash TEXT NOT NULL UNIQUE,
+    prefix TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    revoked_at INTEGER
+  );
+  CREATE INDEX api_keys_workspace ON api_keys(workspace_id);
+  CREATE TABLE memories (
+    id TEXT PRIMARY KEY,
+    workspace_id TEXT NOT NULL REFERENCES workspaces(id),
+    text TEXT NOT NULL,
+    meta TEXT NOT NULL,
+    embedder_id TEXT NOT NULL,
+    importance INTEGER NOT NULL,
+    temporal_type TEXT NOT NULL CHECK (temporal_type IN ('persistent','time_bound')),
+    valid_until INTEGER,
+    categories TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL,
+    last_accessed_at INTEGER,
+    access_count INTEGER NOT NULL DEFAULT 0,
+    rev INTEGER NOT NULL
+  );
+  CREATE UNIQUE INDEX memories_workspace_rev ON memories(workspace_id, rev);
+  -- Vectors (4 KiB each) live apart, so updating a memory's access statistics never rewrites its vector.
+  CREATE TABLE memory_vectors (
+    memory_id TEXT PRIMARY KEY REFERENCES memories(id),
+    vector BLOB NOT NULL
+  ) WITHOUT ROWID;
+  CREATE INDEX memories_embedder ON memories(embedder_id);
+  CREATE TABLE idempotency (
+    workspace_id TEXT NOT NULL REFERENCES workspaces(id),
+    key TEXT NOT NULL,
+    request_hash TEXT NOT NULL,
+    response TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    PRIMARY KEY (workspace_id, key)
+  );
+  CREATE TABLE usage_events (
+    id INTEGER PRIMARY KEY,
+    workspace_id TEXT NOT NULL REFERENCES workspaces(id),
+    kind TEXT NOT NULL CHECK (kind IN ('write','read')),
+    memory_id TEXT,
+    created_at INTEGER NOT NULL
+  );
+  CREATE INDEX usage_events_workspace ON usage_events(workspace_id, kind, created_at);
+  CREATE TABLE probe (id INTEGER PRIMARY KEY CHECK (id = 1), at INTEGER NOT NULL);
+  `,
+];
+
+interface MemoryRow {
+  id: string;
+  workspace_id: string;
+  text: string;
+  meta: string;
+  embedder_id: string;
+  importance: number;
+  temporal_type: TemporalType;
+  valid_until: number | null;
+  categories: string;
+  created_at: number;
+  updated_at: number;
+  last_accessed_at: number | null;
+  access_count: number;
+  rev: number;
+}
+
+interface WorkspaceRow {
+  id: string;
+  name: string;
+  plan: string;
+  billing_cycle: string;
+  status: WorkspaceStatus;
+  created_at: number;
+}
+
+const MEMORY_COLUMNS =
+  "id, workspace_id, text, meta, embedder_id, importance, temporal_type, valid_until, categories, created_at, " +
+  "updated_at, last_accessed_at, access_count, rev";
+
+export function vectorToBytes(vector: Float32Array): Buffer {
+  return Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength);
+}
+
+export function bytesToVector(bytes: Uint8Array): Float32Array {
+  // Copy: a Buffer's offset need not be 4-byte aligned.
+  const copy = new Uint8Array(bytes.byteLength);
+  copy.set(bytes);
+  return new Float32Array(copy.buffer);
+}
+
+function toMemory(row: MemoryRow): MemoryRecord {
+  return { ...row, meta: JSON.parse(row.meta), categories: JSON.parse(row.categories) };
+}
+
+function toWorkspace(row: WorkspaceRow): Workspace {
+  return { ...row, created_at: isoSeconds(row.created_at) };
+}
+
+function loadDriver(): typeof BetterSqlite3 {
+  const require = createRequire(import.meta.url);
+  try {
+    return require("better-sqlite3");
+  } catch {
+    throw new Error("The SQLite store needs the optional dependency better-sqlite3: run `npm install better-sqlite3`.");
+  }
+}
+
+function migrate(db: Db): void {
+  // IMMEDIATE: two processes opening a fresh file at once must not both run the migrations.
+  db.transaction(() => {
+    const version = db.pragma("user_version", { simple: true }) as number;
+    for (let v = version; v < MIGRATIONS.length; v++) db.exec(MIGRATIONS[v]!);
+    if (version < MIGRATIONS.length) db.pragma(`user_version = ${MIGRATIONS.length}`);
+  }).immediate();
+}
+
+/** Opens (creating when absent) the SQLite store at `path`. */
+export function openSqliteStore(path: string): MemoryStore {
+  const Database = loadDriver();
+  if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
+  const db: Db = new Database(path, { timeout: BUSY_TIMEOUT_MS });
+  db.pragma("journal_mode = WAL");
+  db.pragma("synchronous = NORMAL");
+  db.pragma("foreign_keys = ON");
+  db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+  // Retrieve reads scattered rows: keep pages in memory rather than one system call per page.
+  db.pragma("cache_size = -65536");
+  db.pragma("mmap_size = 268435456");
+  migrate(db);
+
+  const q = {
+    insertWorkspace: db.prepare(
+      "INSERT INTO workspaces (id, name, plan, billing_cycle, status, created_at) VALUES (@id, @name, @plan, @billing_cycle, @status, @created_at)",
+    ),
+    getWorkspace: db.prepare("SELECT * FROM workspaces WHERE id = ?"),
+    setWorkspaceStatus: db.prepare("UPDATE workspaces SET status = ? WHERE id = ?"),
+    countWorkspaces: db.prepare("SELECT count(*) AS n FROM workspaces"),
+    insertKey: db.prepare(
+      "INSERT INTO api_keys (id, workspace_id, key_hash, prefix, created_at) VALUES (@id, @workspace_id, @key_hash, @prefix, @created_at)",
+    ),
+    findKey: db.prepare(
+      "SELECT k.id AS key_id, k.prefix AS key_prefix, w.* FROM api_keys k JOIN workspaces w ON w.id = k.workspace_id " +
+        "WHERE k.key_hash = ? AND k.revoked_at IS NULL",
+    ),
+    revokeKey: db.prepare("UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL"),
+    vectorsSince: db.prepare(
+      "SELECT m.id, m.rev, m.embedder_id, v.vector FROM memories m JOIN memory_vectors v ON v.memory_id = m.id " +
+        "WHERE m.workspace_id = ? AND m.rev > ? ORDER BY m.rev",
+    ),
+    insertVector: db.prepare("INSERT INTO memory_vectors (memory_id, vector) VALUES (?, ?)"),
+    updateVector: db.prepare("UPDATE memory_vectors SET vector = ? WHERE memory_id = ?"),
+    getMemory: db.prepare(`SELECT ${MEMORY_COLUMNS} FROM memories WHERE id = ? AND +workspace_id = ?`),
+    listMemories: db.prepare(`SELECT ${MEMORY_COLUMNS} FROM memories WHERE workspace_id = ? ORDER BY rev`),
+    countMemories: db.prepare("SELECT count(*) AS n FROM memories WHERE workspace_id = ?"),
+    maxRev: db.prepare("SELECT coalesce(max(rev), 0) AS rev FROM memories WHERE workspace_id = ?"),
+    insertMemory: db.prepare(
+      "INSERT INTO memories (id, workspace_id, text, meta, embedder_id, importance, temporal_type, valid_until, " +
+        "categories, created_at, updated_at, last_accessed_at, access_count, rev) VALUES (@id, @workspace_id, @text, " +
+        "@meta, @embedder_id, @importance, @temporal_type, @valid_until, @categories, @created_at, @created_at, " +
+        "NULL, 0, @rev)",
+    ),
+    notEmbeddedBy: db.prepare(`SELECT ${MEMORY_COLUMNS} FROM memories WHERE embedder_id <> ? ORDER BY workspace_id, rev LIMIT ?`),
+    notEmbeddedByIn: db.prepare(
+      `SELECT ${MEMORY_COLUMNS} FROM memories WHERE embedder_id <> ? AND workspace_id = ? ORDER BY rev LIMIT ?`,
+    ),
+    getIdempotency: db.prepare(
+      "SELECT * FROM idempotency WHERE workspace_id = ? AND key = ? AND created_at >= ?",
+    ),
+    putIdempotency: db.prepare(
+      "INSERT OR REPLACE INTO idempotency (workspace_id, key, request_hash, response, created_at) VALUES (?, ?, ?, ?, ?)",
+    ),
+    expireIdempotency: db.prepare("DELETE FROM idempotency WHERE workspace_id = ? AND created_at < ?"),
+    recordUsage: db.prepare("INSERT INTO usage_events (workspace_id, kind, memory_id, created_at) VALUES (?, ?, ?, ?)"),
+    usageCounts: db.prepare("SELECT kind, count(*) AS n FROM usage_events WHERE workspace_id = ? GROUP BY kind"),
+    probe: db.prepare("INSERT INTO probe (id, at) VALUES (1, ?) ON CONFLICT(id) DO UPDATE SET at = excluded.at"),
+    readProbe: db.prepare("SELECT at FROM probe WHERE id = 1"),
+    // Id lists travel as one JSON array parameter, so each statement is prepared once. `+workspace_id` keeps the
+    // planner on the primary key (the (workspace_id, rev) index would scan the whole workspace).
+    getMemories: db.prepare(
+      `SELECT ${MEMORY_COLUMNS} FROM memories WHERE +workspace_id = ? AND id IN (SELECT value FROM json_each(?))`,
+    ),
+    touchMemories: db.prepare(
+      "UPDATE memories SET access_count = access_count + 1, last_accessed_at = ? " +
+        "WHERE +workspace_id = ? AND id IN (SELECT value FROM json_each(?))",
+    ),
+  };
+
+  const buckets = createTokenBuckets();
+  // One connection per process: a write transaction must not interleave with another on it.
+  let writeQueue: Promise<unknown> = Promise.resolve();
+  let closed = false;
+
+  function readVectors(workspaceId: string, sinceRev: number): VectorRecord[] {
+    const rows = q.vectorsSince.all(workspaceId, sinceRev) as { id: string; rev: number; embedder_id: string; vector: Buffer }[];
+    return rows.map((r) => ({ id: r.id, rev: r.rev, embedder_id: r.embedder_id, vector: bytesToVector(r.vector) }));
+  }
+
+  function getMemory(workspaceId: string, id: string): MemoryRecord | null {
+    const row = q.getMemory.get(id, workspaceId) as MemoryRow | undefined;
+    return row ? toMemory(row) : null;
+  }
+
+  function getIdempotency(workspaceId: string, key: string, notBeforeMs: number): IdempotencyRecord | null {
+    const row = q.getIdempotency.get(workspaceId, key, notBeforeMs) as
+      | { workspace_id: string; key: string; request_hash: string; response: string; created_at: number }
+      | undefined;
+    return row ? { ...row, response: JSON.parse(row.response) } : null;
+  }
+
+  function txFor(workspaceId: string): WorkspaceTx {
+    return {
+      workspaceId,
+      vectorsSince: async (sinceRev) => readVectors(workspaceId, sinceRev),
+      getMemory: async (id) => getMemory(workspaceId, id),
+      async insertMemory(m: NewMemory) {
+        if (m.workspace_id !== workspaceId) throw new Error("insertMemory: workspace mismatch");
+        const rev = (q.maxRev.get(workspaceId) as { rev: number }).rev + 1;
+        const { vector, ...row } = m;
+        q.insertMemory.run({ ...row, meta: JSON.stringify(m.meta), categories: JSON.stringify(m.categories), rev });
+        q.insertVector.run(m.id, vectorToBytes(vector));
+        return getMemory(workspaceId, m.id)!;
+      },
+      async updateMemory(id: string, patch: MemoryPatch, nowMs: number) {
+        const sets: string[] = [];
+        const values: Record<string, unknown> = { id, workspace_id: workspaceId, updated_at: nowMs };
+        const { vector, ...fields } = patch;
+        for (const [field, value] of Object.entries(fields)) {
+          if (value === undefined) continue;
+          sets.push(`${field} = @${field}`);
+          values[field] = field === "meta" || field === "categories" ? JSON.stringify(value) : value;
+        }
+        const rev = (q.maxRev.get(workspaceId) as { rev: number }).rev + 1;
+        values.rev = rev;
+        sets.push("updated_at = @updated_at", "rev = @rev");
+        // Only known columns reach here (MemoryPatch's keys), so the dynamic SET list is safe.
+        const result = db
+          .prepare(`UPDATE memories SET ${sets.join(", ")} WHERE id = @id AND +workspace_id = @workspace_id`)
+          .run(values);
+        if (!result.changes) return null;
+        if (vector) q.updateVector.run(vectorToBytes(vector), id);
+        return getMemory(workspaceId, id);
+      },
+      getIdempotency: async (key, notBeforeMs) => getIdempotency(workspaceId, key, notBeforeMs),
+      async putIdempotency(record, expireBeforeMs) {
+        q.expireIdempotency.run(workspaceId, expireBeforeMs);
+        q.putIdempotency.run(workspaceId, record.key, record.request_hash, JSON.stringify(record.response), record.created_at);
+      },
+      async recordUsage(kind, memoryId, nowMs) {
+        q.recordUsage.run(workspaceId, kind, memoryId, nowMs);
+      },
+    };
+  }
+
+  async function runWrite<T>(workspaceId: string, fn: (tx: WorkspaceTx) => Promise<T>): Promise<T> {
+    if (closed) throw new ServiceError("store_unavailable", "The store is closed.");
+    try {
+      db.exec("BEGIN IMMEDIATE");
+    } catch (err) {
+      // Another process held the write lock for longer than busy_timeout: a retryable 503, not a crash.
+      if ((err as { code?: string }).code?.startsWith("SQLITE_BUSY")) {
+        throw new ServiceError("store_unavailable", "The memory store is busy; retry in a moment.");
+      }
+      throw err;
+    }
+    try {
+      const result = await fn(txFor(workspaceId));
+      db.exec("COMMIT");
+      return result;
+    } catch (err) {
+      if (db.inTransaction) db.exec("ROLLBACK");
+      throw err;
+    }
+  }
+
+  const store: MemoryStore = {
+    dialect: "sqlite",
+
+    async insertWorkspace(w) {
+      q.insertWorkspace.run(w);
+    },
+    async getWorkspace(id) {
+      const row = q.getWorkspace.get(id) as WorkspaceRow | undefined;
+      return row ? toWorkspace(row) : null;
+    },
+    async setWorkspaceStatus(id, status) {
+      q.setWorkspaceStatus.run(status, id);
+      return store.getWorkspace(id);
+    },
+    async countWorkspaces() {
+      return (q.countWorkspaces.get() as { n: number }).n;
+    },
+
+    async insertKey(key: StoredKey) {
+      q.insertKey.run(key);
+    },
+    async findKeyByHash(keyHash) {
+      const row = q.findKey.get(keyHash) as (WorkspaceRow & { key_id: string; key_prefix: string }) | undefined;
+      if (!row) return null;
+      const { key_id, key_prefix, ...ws } = row;
+      return { keyId: key_id, prefix: key_prefix, workspace: toWorkspace(ws) };
+    },
+    async revokeKey(keyId, nowMs) {
+      return q.revokeKey.run(nowMs, keyId).changes > 0;
+    },
+
+    vectorsSince: async (workspaceId, sinceRev) => readVectors(workspaceId, sinceRev),
+    async getMemories(workspaceId, ids) {
+      if (ids.length === 0) return [];
+      return (q.getMemories.all(workspaceId, JSON.stringify(ids)) as MemoryRow[]).map(toMemory);
+    },
+    async listMemories(workspaceId) {
+      return (q.listMemories.all(workspaceId) as MemoryRow[]).map(toMemory);
+    },
+    async countMemories(workspaceId) {
+      return (q.countMemories.get(workspaceId) as { n: number }).n;
+    },
+    async touchMemories(workspaceId, ids, nowMs) {
+      if (ids.length === 0) return;
+      await serialize(async () => {
+        q.touchMemories.run(nowMs, workspaceId, JSON.stringify(ids));
+      });
+    },
+    async memoriesNotEmbeddedBy(embedderId, limit, workspaceId) {
+      const rows = (
+        workspaceId ? q.notEmbeddedByIn.all(embedderId, workspaceId, limit) : q.notEmbeddedBy.all(embedderId, limit)
+      ) as MemoryRow[];
+      return rows.map(toMemory);
+    },
+
+    writeInWorkspace(workspaceId, fn) {
+      return serialize(() => runWrite(workspaceId, fn));
+    },
+
+    getIdempotency: async (workspaceId, key, notBeforeMs) => getIdempotency(workspaceId, key, notBeforeMs),
+
+    async recordUsage(workspaceId, kind: UsageKind, memoryId, nowMs) {
+      await serialize(async () => {
+        q.recordUsage.run(workspaceId, kind, memoryId, nowMs);
+      });
+    },
+    async usageCounts(workspaceId) {
+      const counts = { write: 0, read: 0 };
+      for (const row of q.usageCounts.all(workspaceId) as { kind: UsageKind; n: number }[]) counts[row.kind] = row.n;
+      return counts;
+    },
+
+    async takeRateToken(keyId, rps, burst, nowMs): Promise<RateDecision> {
+      return buckets.take(keyId, rps, burst, nowMs);
+    },
+
+    async ping() {
+      try {
+        await serialize(async () => {
+          q.probe.run(Date.now());
+        });
+        return q.readProbe.get() !== undefined;
+      } catch {
+        return false;
+      }
+    },
+    async close() {
+      if (closed) return;
+      await writeQueue.catch(() => undefined);
+      closed = true;
+      db.close();
+    },
+  };
+
+  /** Runs one write at a time on this connection (other processes are serialized by SQLite itself). */
+  function serialize<T>(fn: () => Promise<T>): Promise<T> {
+    const run = writeQueue.then(fn, fn);
+    writeQueue = run.catch(() => undefined);
+    return run;
+  }
+
+  return store;
+}

@@ -1,0 +1,52 @@
+// The vector index: SIMD scan results equal plain dot products; refresh by rev is incremental and idempotent.
+import { expect, it } from "vitest";
+import { WorkspaceIndex } from "../../src/service/retrieval/vector-index.js";
+
+function unit(d: number, seed: number): Float32Array {
+  const v = new Float32Array(d);
+  let x = seed;
+  for (let i = 0; i < d; i++) v[i] = ((x = (x * 16807) % 2147483647) / 2147483647) - 0.5;
+  const n = Math.hypot(...v);
+  return v.map((y) => y / n);
+}
+
+it("cosines from the index equal plain dot products, for dimensions that are not a multiple of 8", () => {
+  const d = 100;
+  const index = new WorkspaceIndex(d, "e");
+  const vectors = Array.from({ length: 300 }, (_, i) => unit(d, i + 1));
+  index.apply(vectors.map((vector, i) => ({ id: `m${i}`, rev: i + 1, embedder_id: "e", vector })));
+  const q = unit(d, 999);
+  const cos = index.cosines(q);
+  for (let i = 0; i < vectors.length; i++) expect(cos[i]).toBeCloseTo(vectors[i]!.reduce((s, x, k) => s + x * q[k]!, 0), 5);
+  expect(index.nearest(vectors[42]!)).toMatchObject({ id: "m42" });
+  expect(index.nearest(vectors[42]!)!.cosine).toBeCloseTo(1, 5);
+});
+
+it("rows already applied are skipped, an update replaces a vector in place, another model's vector leaves the index", () => {
+  const index = new WorkspaceIndex(16, "e");
+  const a = unit(16, 1);
+  const b = unit(16, 2);
+  index.apply([{ id: "x", rev: 1, embedder_id: "e", vector: a }]);
+  index.apply([{ id: "x", rev: 1, embedder_id: "e", vector: b }]);
+  expect(index.nearest(a)!.cosine).toBeCloseTo(1, 5);
+  index.apply([{ id: "x", rev: 2, embedder_id: "e", vector: b }]);
+  expect(index.size).toBe(1);
+  expect(index.nearest(b)!.cosine).toBeCloseTo(1, 5);
+  index.apply([{ id: "x", rev: 3, embedder_id: "other", vector: b }]);
+  expect(index.size).toBe(0);
+  expect(index.nearest(b)).toBeNull();
+  expect(index.pairsAbove(0.5, 10)).toBe(0);
+});
+
+it("duplicate pairs are counted among the most recently written memories", () => {
+  const index = new WorkspaceIndex(32, "e");
+  const v = unit(32, 7);
+  index.apply([
+    { id: "a", rev: 1, embedder_id: "e", vector: v },
+    { id: "b", rev: 2, embedder_id: "e", vector: v },
+    { id: "c", rev: 3, embedder_id: "e", vector: unit(32, 8) },
+    { id: "d", rev: 4, embedder_id: "e", vector: v },
+  ]);
+  expect(index.pairsAbove(0.99, 10)).toBe(3);
+  expect(index.pairsAbove(0.99, 2)).toBe(0);
+});

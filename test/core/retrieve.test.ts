@@ -1,0 +1,122 @@
+// Hybrid retrieval through openService over a real SQLite file, with a pinned clock.
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { frequency, importanceTerm, recency } from "../../src/service/retrieval/score.js";
+import { EXPIRED_FACTOR, WEIGHTS } from "../../src/service/retrieval/weights.js";
+import { openTestService, pinnedClock, tempDir, workspaceOf } from "./support.js";
+
+const tmp = tempDir();
+const clock = pinnedClock("2025-06-01T12:00:00Z");
+let service: Awaited<ReturnType<typeof openTestService>>;
+beforeAll(async () => {
+  service = await openTestService(join(tmp.dir, "retrieve.db"), { clock });
+});
+afterAll(async () => {
+  await service.close();
+  tmp.cleanup();
+});
+
+describe("ranking", () => {
+  it("a relevant memory comes before an unrelated one even when the unrelated one is important, fresh and frequent", async () => {
+    const { auth } = await workspaceOf(service);
+    clock.set("2025-01-01T00:00:00Z");
+    const relevant = await service.store(auth, { text: "the primary database runs postgres 16 importance 1", meta: {} }, {});
+    clock.set("2025-06-01T12:00:00Z");
+    const loud = await service.store(auth, { text: "team lunch happens friday noon importance 10", meta: {} }, {});
+    for (let i = 0; i < 20; i++) await service.retrieve(auth, { query: "team lunch friday", top_k: 5, min_score: 0 });
+
+    const got = await service.retrieve(auth, { query: "which postgres version does the database run", top_k: 5, min_score: 0 });
+    expect(got.memories.map((m) => m.memory_id)).toEqual([relevant.memory_id]);
+    expect(got.memories.map((m) => m.memory_id)).not.toContain(loud.memory_id);
+  });
+
+  it("importance, recency and frequency reorder memories of comparable relevance", async () => {
+    const { auth } = await workspaceOf(service);
+    const plain = await service.store(auth, { text: "the cache layer uses redis cluster importance 2", meta: {} }, {});
+    const key = await service.store(auth, { text: "the cache layer uses memcached importance 10", meta: {} }, {});
+    const got = await service.retrieve(auth, { query: "cache layer", top_k: 5, min_score: 0 });
+    expect(got.memories.map((m) => m.memory_id)).toEqual([key.memory_id, plain.memory_id]);
+    expect(got.memories[0]!.score).toBeGreaterThan(got.memories[1]!.score);
+  });
+
+  it("a query unrelated to every memory returns nothing", async () => {
+    const { auth } = await workspaceOf(service);
+    await service.store(auth, { text: "the ci pipeline runs on github actions", meta: {} }, {});
+    await service.store(auth, { text: "quarterly planning starts in october", meta: {} }, {});
+    const got = await service.retrieve(auth, { query: "favourite ice cream flavour", top_k: 50, min_score: 0 });
+    expect(got).toEqual({ memories: [], count: 0 });
+  });
+
+  it("top_k caps the answer and min_score drops memories scoring below it", async () => {
+    const { auth } = await workspaceOf(service);
+    for (let i = 0; i < 8; i++) await service.store(auth, { text: `service ${i} logs to loki with label set ${i * 7}`, meta: {} }, {});
+    const all = await service.retrieve(auth, { query: "service logs loki", top_k: 50, min_score: 0 });
+    expect(all.count).toBe(8);
+    const capped = await service.retrieve(auth, { query: "service logs loki", top_k: 3, min_score: 0 });
+    expect(capped.count).toBe(3);
+    expect(capped.memories).toHaveLength(3);
+    const cut = (all.memories[2]!.score + all.memories[3]!.score) / 2;
+    const bounded = await service.retrieve(auth, { query: "service logs loki", top_k: 50, min_score: cut });
+    for (const m of bounded.memories) expect(m.score).toBeGreaterThanOrEqual(cut);
+    const none = await service.retrieve(auth, { query: "service logs loki", top_k: 50, min_score: 1 });
+    expect(none.count).toBe(0);
+    for (const m of all.memories) {
+      expect(m.score).toBeGreaterThanOrEqual(0);
+      expect(m.score).toBeLessThanOrEqual(1);
+      expect(m.similarity).toBeGreaterThan(0);
+      expect(m.similarity).toBeLessThanOrEqual(1);
+    }
+    const scores = all.memories.map((m) => m.score);
+    expect([...scores].sort((a, b) => b - a)).toEqual(scores);
+  });
+});
+
+describe("decay and access", () => {
+  it("a time-bound memory past its valid_until scores ×0.2 and is reported as expired", async () => {
+    const { auth } = await workspaceOf(service);
+    clock.set("2025-06-01T00:00:00Z");
+    const stored = await service.store(auth, { text: "the conference booth is staffed until 2025-06-10 importance 7", meta: { owner: "sam" } }, {});
+    expect(stored.temporal).toEqual({ type: "time_bound", valid_until: "2025-06-10T00:00:00Z" });
+
+    const before = await service.retrieve(auth, { query: "conference booth", top_k: 5, min_score: 0 });
+    expect(before.memories[0]!.expired).toBe(false);
+
+    clock.set("2025-06-20T00:00:00Z");
+    const after = await service.retrieve(auth, { query: "conference booth", top_k: 5, min_score: 0 });
+    const m = after.memories[0]!;
+    expect(m.expired).toBe(true);
+    // One candidate: similarity' = 1; last accessed 19 days ago, once.
+    const raw =
+      WEIGHTS.similarity * 1 +
+      WEIGHTS.recency * recency(Date.parse("2025-06-20T00:00:00Z"), Date.parse("2025-06-01T00:00:00Z")) +
+      WEIGHTS.importance * importanceTerm(7) +
+      WEIGHTS.frequency * frequency(1);
+    expect(m.score).toBeCloseTo(raw * EXPIRED_FACTOR, 5);
+    expect(m.meta).toEqual({
+      owner: "sam",
+      temporal: { type: "time_bound", valid_until: "2025-06-10T00:00:00Z" },
+      categories: ["work", "project"],
+    });
+  });
+
+  it("every returned memory gets access_count + 1 and last_accessed_at = now", async () => {
+    const { auth } = await workspaceOf(service);
+    clock.set("2025-06-01T00:00:00Z");
+    const s = await service.store(auth, { text: "grafana dashboards live in the ops folder", meta: {} }, {});
+    await service.store(auth, { text: "holiday calendar is shared in drive", meta: {} }, {});
+    clock.set("2025-06-02T08:30:00Z");
+    const first = await service.retrieve(auth, { query: "grafana dashboards", top_k: 5, min_score: 0 });
+    expect(first.memories).toHaveLength(1);
+    expect(first.memories[0]).toMatchObject({
+      memory_id: s.memory_id,
+      access_count: 1,
+      last_accessed_at: "2025-06-02T08:30:00Z",
+      created_at: "2025-06-01T00:00:00Z",
+    });
+    clock.set("2025-06-03T09:00:00Z");
+    const second = await service.retrieve(auth, { query: "grafana ops folder", top_k: 5, min_score: 0 });
+    expect(second.memories[0]).toMatchObject({ access_count: 2, last_accessed_at: "2025-06-03T09:00:00Z" });
+    const other = await service.retrieve(auth, { query: "holiday calendar", top_k: 5, min_score: 0 });
+    expect(other.memories[0]!.access_count).toBe(1);
+  });
+});
