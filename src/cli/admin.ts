@@ -1,0 +1,172 @@
+// `brain-mcp admin`: workspace and key administration directly on the service's store.
+import { parseArgs } from "node:util";
+import type { WorkspaceStatus } from "../contract/wire.js";
+import { createJsonLog, parseLogLevel } from "../service/http/json-log.js";
+import type { AdminService, MemoryService, Workspace } from "../service/types.js";
+import { openStore, reportFailure, resolveStoreLocation } from "./serve.js";
+
+const USAGE = `usage: brain-mcp admin <command> [--db PATH | --database-url URL] [--json]
+
+  workspace create --name NAME [--plan PLAN] [--billing-cycle CYCLE]   (also makes its first API key)
+  workspace set-status WORKSPACE_ID active|suspended|limit_reached|deleted
+  key create WORKSPACE_ID
+  key revoke KEY_ID
+  key import WORKSPACE_ID KEY      (KEY as "-" reads it from stdin, keeping it out of process lists)
+  reembed [--workspace WORKSPACE_ID]
+
+  --db PATH / BRAIN_DB, --database-url URL / BRAIN_DATABASE_URL: the store (as for serve)
+  --json   print one JSON object instead of sentences`;
+
+const STATUSES: readonly WorkspaceStatus[] = ["active", "suspended", "limit_reached", "deleted"];
+
+class UsageError extends Error {}
+
+type Output = { json: Record<string, unknown>; human: string[] };
+
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString("utf8").trim();
+}
+
+function describeWorkspace(workspace: Workspace): Record<string, unknown> {
+  return {
+    workspace_id: workspace.id,
+    name: workspace.name,
+    status: workspace.status,
+    plan: workspace.plan,
+    billing_cycle: workspace.billing_cycle,
+  };
+}
+
+function expectArgs(positionals: string[], count: number, shape: string): void {
+  if (positionals.length !== count) throw new UsageError(`expected: ${shape}`);
+}
+
+async function runCommand(
+  service: MemoryService & AdminService,
+  positionals: string[],
+  flags: { name?: string; plan?: string; "billing-cycle"?: string; workspace?: string },
+): Promise<Output> {
+  const [group, action] = positionals;
+  const command = group === "reembed" ? "reembed" : `${group} ${action}`;
+  switch (command) {
+    case "workspace create": {
+      expectArgs(positionals, 2, "workspace create --name NAME");
+      const name = flags.name?.trim();
+      if (!name) throw new UsageError("workspace create needs --name NAME");
+      const workspace = await service.createWorkspace({ name, plan: flags.plan, billing_cycle: flags["billing-cycle"] });
+      const key = await service.createKey(workspace.id);
+      return {
+        json: { ...describeWorkspace(workspace), key_id: key.keyId, api_key: key.apiKey, api_key_prefix: key.prefix },
+        human: [
+          `Created workspace ${workspace.id} ("${workspace.name}", plan ${workspace.plan}, ${workspace.billing_cycle}).`,
+          `API key ${key.keyId} (shown once; store it now):`,
+          key.apiKey,
+        ],
+      };
+    }
+    case "workspace set-status": {
+      expectArgs(positionals, 4, "workspace set-status WORKSPACE_ID STATUS");
+      const status = positionals[3] as WorkspaceStatus;
+      if (!STATUSES.includes(status)) throw new UsageError(`status must be one of ${STATUSES.join(", ")}`);
+      const workspace = await service.setWorkspaceStatus(positionals[2]!, status);
+      return {
+        json: describeWorkspace(workspace),
+        human: [`Workspace ${workspace.id} is now ${workspace.status}.`],
+      };
+    }
+    case "key create": {
+      expectArgs(positionals, 3, "key create WORKSPACE_ID");
+      const key = await service.createKey(positionals[2]!);
+      return {
+        json: { workspace_id: positionals[2], key_id: key.keyId, api_key: key.apiKey, api_key_prefix: key.prefix },
+        human: [`API key ${key.keyId} for workspace ${positionals[2]} (shown once; store it now):`, key.apiKey],
+      };
+    }
+    case "key revoke": {
+      expectArgs(positionals, 3, "key revoke KEY_ID");
+      if (!(await service.revokeKey(positionals[2]!))) throw new Error(`no API key with id ${positionals[2]}`);
+      return { json: { key_id: positionals[2], revoked: true }, human: [`API key ${positionals[2]} is revoked.`] };
+    }
+    case "key import": {
+      expectArgs(positionals, 4, "key import WORKSPACE_ID KEY (or - to read the key from stdin)");
+      const apiKey = positionals[3] === "-" ? await readStdin() : positionals[3]!.trim();
+      if (apiKey === "" || /\s/.test(apiKey)) throw new UsageError("the key to import must be one word with no spaces");
+      const key = await service.importKey(positionals[2]!, apiKey);
+      return {
+        json: { workspace_id: positionals[2], key_id: key.keyId, api_key_prefix: key.prefix },
+        human: [`Imported API key ${key.keyId} (prefix ${key.prefix}) for workspace ${positionals[2]}.`],
+      };
+    }
+    case "reembed": {
+      expectArgs(positionals, 1, "reembed [--workspace WORKSPACE_ID]");
+      const count = await service.reembed(flags.workspace ? { workspaceId: flags.workspace } : {});
+      return {
+        json: { ...(flags.workspace ? { workspace_id: flags.workspace } : {}), reembedded: count },
+        human: [`Re-embedded ${count} memor${count === 1 ? "y" : "ies"}.`],
+      };
+    }
+    default:
+      throw new UsageError(positionals.length === 0 ? "no command given" : `unknown command: ${positionals.join(" ")}`);
+  }
+}
+
+export async function runAdmin(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      strict: true,
+      allowPositionals: true,
+      options: {
+        db: { type: "string" },
+        "database-url": { type: "string" },
+        json: { type: "boolean", default: false },
+        name: { type: "string" },
+        plan: { type: "string" },
+        "billing-cycle": { type: "string" },
+        workspace: { type: "string" },
+        help: { type: "boolean", short: "h", default: false },
+      },
+    });
+  } catch (err) {
+    process.stderr.write(`brain-mcp admin: ${(err as Error).message}\n${USAGE}\n`);
+    process.exitCode = 2;
+    return 2;
+  }
+  const { values, positionals } = parsed;
+  if (values.help || positionals.length === 0) {
+    (values.help ? process.stdout : process.stderr).write(`${USAGE}\n`);
+    const code = values.help ? 0 : 2;
+    process.exitCode = code;
+    return code;
+  }
+
+  // Admin talks to people on stdout; the service's own log stays quiet unless asked for.
+  const log = createJsonLog(process.stderr, parseLogLevel(env.BRAIN_LOG, "warn"));
+  let service: (MemoryService & AdminService) | undefined;
+  try {
+    const location = resolveStoreLocation(values, env);
+    // Check the command's shape before opening the store (and loading models).
+    const known = ["workspace create", "workspace set-status", "key create", "key revoke", "key import"];
+    if (positionals[0] !== "reembed" && !known.includes(`${positionals[0]} ${positionals[1]}`)) {
+      throw new UsageError(`unknown command: ${positionals.join(" ")}`);
+    }
+    service = await openStore(location, env, log, { withoutModels: positionals[0] !== "reembed" });
+    const out = await runCommand(service, positionals, values);
+    process.stdout.write(values.json ? `${JSON.stringify(out.json)}\n` : `${out.human.join("\n")}\n`);
+    await service.close();
+    return 0;
+  } catch (err) {
+    await service?.close().catch(() => undefined);
+    if (err instanceof UsageError) {
+      process.stderr.write(`brain-mcp admin: ${err.message}\n${USAGE}\n`);
+      process.exitCode = 2;
+      return 2;
+    }
+    const code = reportFailure("admin", err);
+    process.exitCode = code;
+    return code;
+  }
+}

@@ -1,0 +1,214 @@
+// `brain-mcp serve`: the memory service over HTTP(S), on SQLite by default or PostgreSQL with a database URL.
+import { mkdirSync, readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { parseArgs } from "node:util";
+import envPaths from "env-paths";
+import { DEFAULT_HOST, DEFAULT_PORT } from "../contract/limits.js";
+import { createJsonLog, parseLogLevel } from "../service/http/json-log.js";
+import { asMissingDependency, loadOptional } from "../service/http/optional-deps.js";
+import type { Embedder, Judge } from "../service/models/types.js";
+import type { AdminService, MemoryService, ServiceLog } from "../service/types.js";
+
+const USAGE = `usage: brain-mcp serve [--host 127.0.0.1] [--port 8787] [--db PATH] [--database-url URL]
+                       [--tls-cert FILE --tls-key FILE] [--redirect-to URL] [--insecure-http]
+
+  --db PATH            SQLite file (env BRAIN_DB; default brain.db in the data folder)
+  --database-url URL   PostgreSQL (env BRAIN_DATABASE_URL; wins over a SQLite path)
+  --tls-cert, --tls-key  serve HTTPS with this certificate and key (PEM files)
+  --redirect-to URL    answer every request with 301 to URL + path (for an old host); no store is opened
+  --insecure-http      allow plain HTTP on a non-loopback address (behind a TLS proxy)`;
+
+/** Where the service keeps its memories. */
+export interface StoreLocation {
+  dbPath?: string;
+  databaseUrl?: string;
+  /** Printable, with any password replaced by `***`. */
+  description: string;
+}
+
+/** The default SQLite file: brain.db in env-paths' data folder for `brain` (no suffix). */
+export function defaultDbPath(): string {
+  return join(envPaths("brain", { suffix: "" }).data, "brain.db");
+}
+
+/** Hides the password of a connection string. */
+export function redactDatabaseUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password !== "") parsed.password = "***";
+    return parsed.toString();
+  } catch {
+    return "(unparseable database URL)";
+  }
+}
+
+/** Flags beat the environment; a database URL (from either) wins over a SQLite path. */
+export function resolveStoreLocation(
+  flags: { db?: string; "database-url"?: string },
+  env: NodeJS.ProcessEnv,
+): StoreLocation {
+  const databaseUrl = flags["database-url"] || env.BRAIN_DATABASE_URL || undefined;
+  if (databaseUrl !== undefined) {
+    return { databaseUrl, description: `PostgreSQL at ${redactDatabaseUrl(databaseUrl)}` };
+  }
+  const dbPath = flags.db || env.BRAIN_DB || defaultDbPath();
+  mkdirSync(dirname(dbPath), { recursive: true });
+  return { dbPath, description: `SQLite at ${dbPath}` };
+}
+
+/** Opens the store and models, turning a missing optional package into an install hint. */
+export async function openStore(
+  location: StoreLocation,
+  env: NodeJS.ProcessEnv,
+  log: ServiceLog,
+  opts: { withoutModels?: boolean } = {},
+): Promise<MemoryService & AdminService> {
+  const { openService } = await loadOptional(() => import("../service/open.js"));
+  const models = opts.withoutModels ? { embedder: NO_EMBEDDER, judge: NO_JUDGE } : undefined;
+  return loadOptional(() =>
+    openService({ dbPath: location.dbPath, databaseUrl: location.databaseUrl, env, log, models }),
+  );
+}
+
+// Workspace and key administration never embeds or judges, so it skips the seconds of loading the models.
+const modelsNotLoaded = async (): Promise<never> => {
+  throw new Error("this command opened the store without its models");
+};
+const NO_EMBEDDER: Embedder = {
+  id: "none",
+  dimensions: 1,
+  dedupThreshold: 1,
+  load: async () => undefined,
+  embed: modelsNotLoaded,
+};
+const NO_JUDGE: Judge = { id: "none", load: async () => undefined, judge: modelsNotLoaded };
+
+const LOOPBACK = /^(localhost|127(\.\d{1,3}){3}|::1|\[::1\]|::ffff:127(\.\d{1,3}){3})$/i;
+
+export function isLoopbackHost(host: string): boolean {
+  return LOOPBACK.test(host);
+}
+
+/** Prints a failure; a missing optional package becomes the exact install command. */
+export function reportFailure(command: string, err: unknown): number {
+  const missing = asMissingDependency(err);
+  if (missing) {
+    process.stderr.write(
+      `brain-mcp ${command}: the optional package ${missing.packageName} is not installed.\n` +
+        `Install it with: ${missing.install}\n`,
+    );
+    return 1;
+  }
+  const message = err instanceof Error ? err.message : String(err);
+  process.stderr.write(`brain-mcp ${command}: ${message}\n`);
+  return 1;
+}
+
+function usageError(message: string): number {
+  process.stderr.write(`brain-mcp serve: ${message}\n${USAGE}\n`);
+  process.exitCode = 2;
+  return 2;
+}
+
+/** Runs until SIGTERM/SIGINT, then shuts down gracefully and exits 0. Returns an exit code only on failure. */
+export async function runServe(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args: argv,
+      strict: true,
+      allowPositionals: false,
+      options: {
+        host: { type: "string", default: DEFAULT_HOST },
+        port: { type: "string", default: String(DEFAULT_PORT) },
+        db: { type: "string" },
+        "database-url": { type: "string" },
+        "tls-cert": { type: "string" },
+        "tls-key": { type: "string" },
+        "redirect-to": { type: "string" },
+        "insecure-http": { type: "boolean", default: false },
+        help: { type: "boolean", short: "h", default: false },
+      },
+    }));
+  } catch (err) {
+    return usageError((err as Error).message);
+  }
+  if (values.help) {
+    process.stdout.write(`${USAGE}\n`);
+    return 0;
+  }
+  const port = Number(values.port);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) return usageError(`--port must be 0..65535, not ${values.port}`);
+  if ((values["tls-cert"] === undefined) !== (values["tls-key"] === undefined)) {
+    return usageError("--tls-cert and --tls-key go together");
+  }
+  const host = values.host;
+  const tlsFiles = values["tls-cert"] !== undefined ? { cert: values["tls-cert"], key: values["tls-key"]! } : undefined;
+  if (!tlsFiles && !isLoopbackHost(host) && !values["insecure-http"]) {
+    return usageError(
+      `refusing to serve plain HTTP on ${host}: API keys would cross the network in clear text. ` +
+        "Use --tls-cert/--tls-key, or --insecure-http behind a TLS-terminating proxy.",
+    );
+  }
+  let redirectTo: string | undefined;
+  if (values["redirect-to"] !== undefined) {
+    try {
+      const target = new URL(values["redirect-to"]);
+      if (target.protocol !== "https:" && target.protocol !== "http:") throw new Error("not http(s)");
+      redirectTo = values["redirect-to"];
+    } catch {
+      return usageError(`--redirect-to must be an http(s) URL, not ${values["redirect-to"]}`);
+    }
+  }
+
+  const log = createJsonLog(process.stderr, parseLogLevel(env.BRAIN_LOG, "info"));
+  const say = (line: string) => process.stdout.write(`brain-mcp serve: ${line}\n`);
+
+  let service: (MemoryService & AdminService) | undefined;
+  try {
+    const tls = tlsFiles && { cert: readFileSync(tlsFiles.cert), key: readFileSync(tlsFiles.key) };
+    const { startServer } = await loadOptional(() => import("../service/server.js"));
+    if (redirectTo === undefined) {
+      const location = resolveStoreLocation(values, env);
+      say(`store: ${location.description}`);
+      service = await openStore(location, env, log);
+      if ((await service.countWorkspaces()) === 0) {
+        const workspace = await service.createWorkspace({ name: "default" });
+        const key = await service.createKey(workspace.id);
+        say(`created workspace ${workspace.id} ("default") with API key:`);
+        process.stdout.write(`${key.apiKey}\n`);
+        say("this key will not be shown again; keep it now (BRAIN_API_KEY, or `brain-mcp config set-key` reading it from stdin).");
+      }
+    }
+    const server = await startServer({ service, host, port, tls, log, redirectTo });
+    if (redirectTo !== undefined) say(`redirecting every request to ${redirectTo}`);
+    say(`listening on ${server.url}`);
+
+    let stopping = false;
+    const stop = (signal: string) => {
+      if (stopping) {
+        // A second Ctrl-C means "now"; a repeated SIGTERM (supervisors resend) changes nothing.
+        if (signal === "SIGINT") process.exit(130);
+        return;
+      }
+      stopping = true;
+      log.info("shutting down", { signal });
+      server.close().then(
+        () => process.exit(0),
+        (err) => {
+          log.error("shutdown failed", { error: (err as Error).message });
+          process.exit(1);
+        },
+      );
+    };
+    process.on("SIGTERM", () => stop("SIGTERM"));
+    process.on("SIGINT", () => stop("SIGINT"));
+    // Serve until a signal ends the process.
+    return await new Promise<number>(() => undefined);
+  } catch (err) {
+    await service?.close().catch(() => undefined);
+    const code = reportFailure("serve", err);
+    process.exitCode = code;
+    return code;
+  }
+}

@@ -1,0 +1,113 @@
+// `brain-mcp --embedded`: the service inside the adapter, on a loopback port over the local SQLite store, with a
+// local workspace key kept in `embedded.json` in the config folder (apart from config.json's hosted key).
+import { constants as fsConstants } from "node:fs";
+import { mkdir, open, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import envPaths from "env-paths";
+import { createJsonLog } from "./http/json-log.js";
+import { loadOptional } from "./http/optional-deps.js";
+import type { AdminService, MemoryService, ServiceLog } from "./types.js";
+
+export interface EmbeddedOptions {
+  /** The adapter's config folder; `embedded.json` lives here. */
+  configDir: string;
+  /** Where `brain.db` lives when BRAIN_DB is not set (default: env-paths' data folder for `brain`). */
+  dataDir?: string;
+  /** Service log (stderr); stdout belongs to MCP. */
+  log?: ServiceLog;
+  env?: NodeJS.ProcessEnv;
+}
+
+export interface EmbeddedService {
+  baseURL: string;
+  apiKey: string;
+  close(): Promise<void>;
+}
+
+interface EmbeddedFile {
+  workspace_id: string;
+  api_key: string;
+  db_path: string;
+}
+
+const FILE_NAME = "embedded.json";
+const LOCK_WAIT_MS = 30_000;
+const STALE_LOCK_MS = 60_000;
+
+async function readEmbeddedFile(path: string): Promise<EmbeddedFile | null> {
+  try {
+    const parsed = JSON.parse(await readFile(path, "utf8")) as Partial<EmbeddedFile>;
+    return typeof parsed.api_key === "string" && typeof parsed.workspace_id === "string" ? (parsed as EmbeddedFile) : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Holds `embedded.json.lock` (O_EXCL) while `fn` runs, so two adapters starting together make one workspace. */
+async function withLock<T>(lockPath: string, fn: () => Promise<T>): Promise<T> {
+  const started = Date.now();
+  for (;;) {
+    try {
+      const handle = await open(lockPath, fsConstants.O_CREAT | fsConstants.O_EXCL | fsConstants.O_WRONLY, 0o600);
+      await handle.writeFile(String(process.pid));
+      await handle.close();
+      break;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
+      // A lock left by a crashed adapter must not block forever.
+      const age = await stat(lockPath).then((s) => Date.now() - s.mtimeMs, () => 0);
+      if (age > STALE_LOCK_MS) await rm(lockPath, { force: true });
+      else if (Date.now() - started > LOCK_WAIT_MS) throw new Error(`timed out waiting for ${lockPath}`);
+      else await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+  try {
+    return await fn();
+  } finally {
+    await rm(lockPath, { force: true });
+  }
+}
+
+/** The local workspace key: reused when it still authenticates, made once (under the lock) otherwise. */
+async function localKey(service: MemoryService & AdminService, configDir: string, dbPath: string): Promise<EmbeddedFile> {
+  const path = join(configDir, FILE_NAME);
+  const usable = async (file: EmbeddedFile | null) =>
+    file !== null && (await service.authenticate(file.api_key)) !== null ? file : null;
+  const existing = await usable(await readEmbeddedFile(path));
+  if (existing) return existing;
+  await mkdir(configDir, { recursive: true, mode: 0o700 });
+  return withLock(`${path}.lock`, async () => {
+    // Another adapter may have made it while this one waited for the lock.
+    const made = await usable(await readEmbeddedFile(path));
+    if (made) return made;
+    const workspace = await service.createWorkspace({ name: "embedded" });
+    const key = await service.createKey(workspace.id);
+    const file: EmbeddedFile = { workspace_id: workspace.id, api_key: key.apiKey, db_path: dbPath };
+    const tmp = `${path}.${process.pid}.tmp`;
+    await writeFile(tmp, `${JSON.stringify(file, null, 2)}\n`, { mode: 0o600 });
+    await rename(tmp, path);
+    return file;
+  });
+}
+
+export async function startEmbedded(options: EmbeddedOptions): Promise<EmbeddedService> {
+  const env = options.env ?? process.env;
+  const log = options.log ?? createJsonLog(process.stderr, "warn");
+  const dataDir = options.dataDir ?? envPaths("brain", { suffix: "" }).data;
+  const dbPath = env.BRAIN_DB || join(dataDir, "brain.db");
+  await mkdir(dataDir, { recursive: true });
+  if (env.BRAIN_DB) await mkdir(join(dbPath, ".."), { recursive: true });
+
+  const { openService } = await loadOptional(() => import("./open.js"));
+  const service = await loadOptional(() => openService({ dbPath, env, log }));
+  try {
+    const { api_key: apiKey } = await localKey(service, options.configDir, dbPath);
+    const { startServer } = await loadOptional(() => import("./server.js"));
+    const server = await startServer({ service, host: "127.0.0.1", port: 0, log });
+    log.info("embedded service listening", { url: server.url, store: dbPath });
+    return { baseURL: server.url, apiKey, close: () => server.close() };
+  } catch (err) {
+    await service.close().catch(() => undefined);
+    throw err;
+  }
+}

@@ -1,0 +1,56 @@
+// Reads a POST body: JSON only (415 otherwise), at most BODY_MAX_BYTES whether declared or streamed (413).
+import type { MiddlewareHandler } from "hono";
+import { BODY_MAX_BYTES } from "../../contract/limits.js";
+import type { EdgeEnv } from "./context.js";
+import { serviceError } from "./errors.js";
+
+const JSON_MEDIA_TYPE = /^application\/json\s*(;|$)/i;
+
+function tooLarge(maxBytes: number) {
+  return serviceError(
+    "payload_too_large",
+    `The request body is larger than ${maxBytes / 1024} KiB; send a shorter text.`,
+  );
+}
+
+/** Streams the body with a byte budget, so a lying or missing Content-Length cannot exceed it. */
+async function readLimited(body: ReadableStream<Uint8Array> | null, maxBytes: number): Promise<Uint8Array> {
+  if (body === null) return new Uint8Array(0);
+  const reader = body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > maxBytes) {
+      await reader.cancel().catch(() => undefined);
+      throw tooLarge(maxBytes);
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks);
+}
+
+export function jsonBody(maxBytes: number = BODY_MAX_BYTES): MiddlewareHandler<EdgeEnv> {
+  return async (c, next) => {
+    const type = c.req.header("content-type") ?? "";
+    if (!JSON_MEDIA_TYPE.test(type)) {
+      throw serviceError(
+        "unsupported_media_type",
+        "The request body must be JSON; send `Content-Type: application/json`.",
+      );
+    }
+    const declared = c.req.header("content-length");
+    if (declared !== undefined && Number(declared) > maxBytes) throw tooLarge(maxBytes);
+    const bytes = await readLimited(c.req.raw.body, maxBytes);
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes));
+    } catch {
+      throw serviceError("invalid_request", "The request body is not valid JSON.");
+    }
+    c.set("body", parsed);
+    await next();
+  };
+}

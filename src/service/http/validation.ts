@@ -1,0 +1,122 @@
+// Strict request validation: every failure is 422 with a message that names the field (and `param`), never the
+// value. Rejected text is never echoed.
+import { z } from "zod";
+import {
+  IDEMPOTENCY_KEY_MAX_CHARS,
+  META_MAX_BYTES,
+  MIN_SCORE_DEFAULT,
+  MIN_SCORE_MAX,
+  MIN_SCORE_MIN,
+  QUERY_MAX_CHARS,
+  QUERY_MIN_CHARS,
+  TEXT_MAX_CHARS,
+  TEXT_MIN_CHARS,
+  TOP_K_DEFAULT,
+  TOP_K_MAX,
+  TOP_K_MIN,
+} from "../../contract/limits.js";
+import type { RetrieveInput, ServiceError, StoreInput } from "../types.js";
+import { serviceError } from "./errors.js";
+
+const n = (value: number) => value.toLocaleString("en-US");
+
+/** What each field must be, in the words every message about it uses. */
+const FIELD_RULES: Record<string, string> = {
+  text: `\`text\` must be a string of ${n(TEXT_MIN_CHARS)} to ${n(TEXT_MAX_CHARS)} characters (after trimming)`,
+  meta: `\`meta\` must be a JSON object of at most ${META_MAX_BYTES / 1024} KiB`,
+  query: `\`query\` must be a string of ${n(QUERY_MIN_CHARS)} to ${n(QUERY_MAX_CHARS)} characters`,
+  top_k: `\`top_k\` must be an integer from ${TOP_K_MIN} to ${TOP_K_MAX}`,
+  min_score: `\`min_score\` must be a number from ${MIN_SCORE_MIN} to ${MIN_SCORE_MAX}`,
+};
+
+const storeShape = z.strictObject({
+  text: z.string(),
+  meta: z.record(z.string(), z.unknown()).optional(),
+});
+
+const retrieveShape = z.strictObject({
+  query: z.string(),
+  top_k: z.number().int().min(TOP_K_MIN).max(TOP_K_MAX).optional(),
+  min_score: z.number().min(MIN_SCORE_MIN).max(MIN_SCORE_MAX).optional(),
+});
+
+function invalid(param: string | undefined, message: string): ServiceError {
+  return serviceError("invalid_request", message, param === undefined ? {} : { param });
+}
+
+function requireObject(body: unknown): Record<string, unknown> {
+  if (typeof body !== "object" || body === null || Array.isArray(body)) {
+    throw invalid(undefined, "The request body must be a JSON object.");
+  }
+  return body as Record<string, unknown>;
+}
+
+/** The first problem zod found, as a sentence about the field. */
+function firstIssue(
+  error: z.ZodError,
+  body: Record<string, unknown>,
+  accepted: readonly string[],
+): ServiceError {
+  const issue = error.issues[0]!;
+  if (issue.code === "unrecognized_keys") {
+    const field = issue.keys[0]!;
+    const list = accepted.map((name) => `\`${name}\``).join(", ");
+    return invalid(field, `Unknown field \`${field}\`; this operation accepts only ${list}.`);
+  }
+  const field = String(issue.path[0] ?? "");
+  const rule = FIELD_RULES[field] ?? `\`${field}\` is not valid`;
+  if (!(field in body)) return invalid(field, `\`${field}\` is required: ${rule}.`);
+  return invalid(field, `${rule[0]!.toUpperCase()}${rule.slice(1)}.`);
+}
+
+export function parseStoreRequest(raw: unknown): StoreInput {
+  const body = requireObject(raw);
+  // The most common mistake from other memory APIs: point at the right field.
+  if ("content" in body && !("text" in body)) {
+    throw invalid("text", "Unknown field `content`: the memory goes in `text` (a string of 1 to 8,000 characters).");
+  }
+  const parsed = storeShape.safeParse(body);
+  if (!parsed.success) throw firstIssue(parsed.error, body, ["text", "meta"]);
+  const text = parsed.data.text.trim();
+  if (text.length < TEXT_MIN_CHARS) throw invalid("text", "`text` is empty; send the memory as a non-empty string.");
+  if (text.length > TEXT_MAX_CHARS) {
+    throw serviceError("text_too_long", `\`text\` is longer than ${n(TEXT_MAX_CHARS)} characters; split it or shorten it.`, {
+      param: "text",
+    });
+  }
+  const meta = parsed.data.meta ?? {};
+  if (Buffer.byteLength(JSON.stringify(meta), "utf8") > META_MAX_BYTES) {
+    throw invalid("meta", `\`meta\` is larger than ${META_MAX_BYTES / 1024} KiB when serialized; keep it small.`);
+  }
+  return { text, meta };
+}
+
+export function parseRetrieveRequest(raw: unknown): RetrieveInput {
+  const body = requireObject(raw);
+  const parsed = retrieveShape.safeParse(body);
+  if (!parsed.success) throw firstIssue(parsed.error, body, ["query", "top_k", "min_score"]);
+  const query = parsed.data.query.trim();
+  if (query.length < QUERY_MIN_CHARS || query.length > QUERY_MAX_CHARS) {
+    throw invalid("query", `${FIELD_RULES.query![0]!.toUpperCase()}${FIELD_RULES.query!.slice(1)}.`);
+  }
+  return {
+    query,
+    top_k: parsed.data.top_k ?? TOP_K_DEFAULT,
+    min_score: parsed.data.min_score ?? MIN_SCORE_DEFAULT,
+  };
+}
+
+const IDEMPOTENCY_KEY = /^[\x20-\x7E]+$/;
+
+/** The optional `Idempotency-Key` header: 1..255 printable ASCII characters. */
+export function parseIdempotencyKey(header: string | undefined): string | undefined {
+  if (header === undefined) return undefined;
+  const key = header.trim();
+  if (key.length < 1 || key.length > IDEMPOTENCY_KEY_MAX_CHARS || !IDEMPOTENCY_KEY.test(key)) {
+    throw invalid(
+      "Idempotency-Key",
+      `The \`Idempotency-Key\` header must be 1 to ${IDEMPOTENCY_KEY_MAX_CHARS} printable ASCII characters.`,
+    );
+  }
+  return key;
+}
