@@ -1,0 +1,25 @@
+// PII screening: the first stage of the write pipeline. Pure and synchronous; reports kinds, never values.
+import type { PiiType, PiiVerdict } from "./pii-types.js";
+import { containsApiKey } from "./pii/api-key.js";
+import { containsCredentialUrl } from "./pii/connection-string.js";
+import { containsCreditCard } from "./pii/credit-card.js";
+import { containsNationalId } from "./pii/national-id.js";
+import { containsPassword } from "./pii/password.js";
+import { containsPrivateKey } from "./pii/private-key.js";
+
+type Detector = { type: PiiType; found: (text: string) => boolean };
+
+/** In the order kinds are reported. */
+const DETECTORS: readonly Detector[] = [
+  { type: "credit_card", found: containsCreditCard },
+  { type: "national_id", found: containsNationalId },
+  { type: "password", found: (text) => containsPassword(text) || containsCredentialUrl(text) },
+  { type: "api_key", found: containsApiKey },
+  { type: "private_key", found: containsPrivateKey },
+];
+
+/** Screens memory text for payment cards, identity numbers, passwords, API keys and private keys. */
+export function screenPii(text: string): PiiVerdict {
+  const types = DETECTORS.filter((d) => d.found(text)).map((d) => d.type);
+  return types.length === 0 ? { ok: true } : { ok: false, types };
+}

@@ -1,0 +1,68 @@
+import { describe, expect, it } from "vitest";
+import { kinds } from "./support.js";
+
+const ID = ["national_id"];
+
+describe("US social security numbers", () => {
+  it("in ###-##-#### form are rejected with or without a label", () => {
+    expect(kinds("SSN 536-22-8726")).toEqual(ID);
+    expect(kinds("record: Jane, 536-22-8726, hired 2019")).toEqual(ID);
+  });
+  it("as bare or spaced digits count only with a label", () => {
+    expect(kinds("social security number 536228726")).toEqual(ID);
+    expect(kinds("SSN: 536 22 8726")).toEqual(ID);
+    expect(kinds("batch 536228726 processed")).toEqual([]);
+  });
+  it("in invalid ranges pass (area 000, 666, 9xx; group 00; serial 0000)", () => {
+    for (const n of ["000-22-8726", "666-22-8726", "912-22-8726", "536-00-8726", "536-22-0000"]) expect(kinds(`SSN ${n}`), n).toEqual([]);
+  });
+  it("ITINs are recognised when labelled", () => {
+    expect(kinds("ITIN 912-70-1234")).toEqual(ID);
+  });
+});
+
+describe("other national identity numbers", () => {
+  it("UK National Insurance numbers follow the prefix rules", () => {
+    expect(kinds("NI number AB123456C")).toEqual(ID);
+    expect(kinds("JG 10 37 59 A")).toEqual(ID);
+    expect(kinds("QQ123456C is the specimen")).toEqual([]); // Q is never a first letter
+    expect(kinds("GB123456A")).toEqual([]); // GB is not allocated
+    expect(kinds("AO123456A")).toEqual([]); // O is never a second letter
+    expect(kinds("AB123456E")).toEqual([]); // suffix is A-D
+  });
+  it("Canadian SINs need Luhn and a label or the ###-###-### form", () => {
+    expect(kinds("SIN 513 639 617")).toEqual(ID);
+    expect(kinds("social insurance number 513639617")).toEqual(ID);
+    expect(kinds("contractor 513-639-617 starts Monday")).toEqual(ID);
+    expect(kinds("SIN 513 639 618")).toEqual([]);
+    expect(kinds("SIN 046 454 286")).toEqual([]); // the published specimen: 0 is never issued as a first digit
+    expect(kinds("Madrid +34 612 345 678")).toEqual([]);
+  });
+  it("Spanish DNI and NIE need the right check letter", () => {
+    expect(kinds("DNI 12345678Z")).toEqual(ID);
+    expect(kinds("DNI 12345678A")).toEqual([]);
+    expect(kinds("NIE X1234567L")).toEqual(ID);
+    expect(kinds("NIE X1234567T")).toEqual([]);
+  });
+  it("checksum-validated numbers from other countries", () => {
+    expect(kinds("BSN 111222333")).toEqual(ID);
+    expect(kinds("batch 111222333")).toEqual([]); // BSN needs its label
+    expect(kinds("codice fiscale MRTMTT91D08F205J")).toEqual(ID);
+    expect(kinds("NIR 2 55 08 14 168 025 38")).toEqual(ID);
+    expect(kinds("Steuer-ID 86095742719")).toEqual(ID);
+    expect(kinds("Aadhaar 4991 1866 5246")).toEqual(ID);
+    expect(kinds("FedEx 499118665246")).toEqual([]); // 12 digits count as Aadhaar only when labelled
+    expect(kinds("gift card 4991 1866 5246")).toEqual([]);
+    expect(kinds("CPF 529.982.247-25")).toEqual(ID);
+    expect(kinds("CPF 529.982.247-26")).toEqual([]);
+    expect(kinds("PESEL 44051401359")).toEqual(ID);
+    expect(kinds("resident id 11010519491231002X")).toEqual(ID);
+    expect(kinds("NRIC S1234567D")).toEqual(ID);
+    expect(kinds("TFN 123 456 782")).toEqual(ID);
+    expect(kinds("NHS number 943 476 5919")).toEqual(ID);
+    expect(kinds("passport number: K12345678")).toEqual(ID);
+  });
+  it("IBANs are bank accounts, not identity numbers, and pass", () => {
+    expect(kinds("Pay to DE89370400440532013000")).toEqual([]);
+  });
+});
