@@ -335,7 +335,7 @@ describe("validation", () => {
   });
 
   it("a POST body that is not application/json is 415", async () => {
-    for (const headers of [{ "content-type": "text/plain" }, { "content-type": "application/x-www-form-urlencoded" }, {}]) {
+    for (const headers of [{ "content-type": "text/plain" }, { "content-type": "application/x-www-form-urlencoded" }, {}] as Record<string, string>[]) {
       const res = await api("POST", "/v1/memory/store", { key: svc.apiKey, body: '{"text":"hello"}', headers });
       const error = expectError(res, 415, "unsupported_media_type");
       expect(error.type).toBe("invalid_request_error");
@@ -373,7 +373,7 @@ describe("validation", () => {
       duplex: "half",
     } as RequestInit);
     expect(res.status).toBe(413);
-    expect((await res.json()).error.code).toBe("payload_too_large");
+    expect(((await res.json()) as { error: { code: string } }).error.code).toBe("payload_too_large");
   });
 
   it("an Idempotency-Key header over 255 characters is 422", async () => {

@@ -159,7 +159,7 @@ describe("binding", () => {
     running.push({ stop: async () => child.kill("SIGTERM") });
     expect(url).toMatch(/^https:\/\//);
     const dispatcher = new Agent({ connect: { ca: readFileSync(join(dir, "cert.pem")) } });
-    const res = await fetch(`https://127.0.0.1:${new URL(url).port}/v1/status`, { dispatcher } as RequestInit);
+    const res = await fetch(`https://127.0.0.1:${new URL(url).port}/v1/status`, { dispatcher } as unknown as RequestInit);
     expect(res.status).toBe(401);
     expect(res.headers.get("www-authenticate")).toBe("Bearer");
     await dispatcher.close();

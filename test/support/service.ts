@@ -248,7 +248,7 @@ export async function call(
   baseURL: string,
   method: string,
   path: string,
-  opts: { key?: string; json?: unknown; body?: BodyInit; headers?: Record<string, string> } = {},
+  opts: { key?: string; json?: unknown; body?: RequestInit["body"]; headers?: Record<string, string> } = {},
 ): Promise<{ status: number; headers: Headers; json: any; text: string }> {
   const headers: Record<string, string> = { ...(opts.headers ?? {}) };
   if (opts.key !== undefined) headers.authorization = `Bearer ${opts.key}`;
