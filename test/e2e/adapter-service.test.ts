@@ -69,6 +69,14 @@ describe("the adapter against the real service", () => {
     expect(textOf(recall)).toMatch(/1\..*PostgreSQL 15/s);
   });
 
+  it("keeps same-topic facts about another environment apart instead of merging them", async () => {
+    const prod = await agent.call("brain.remember", { text: "The production database runs in eu-west-1." });
+    const staging = await agent.call("brain.remember", { text: "The staging database runs in eu-west-1." });
+    expect(prod.structuredContent.dedup.action).toBe("stored_new");
+    expect(staging.structuredContent.dedup.action).toBe("stored_new");
+    expect(staging.structuredContent.memory_id).not.toBe(prod.structuredContent.memory_id);
+  });
+
   it("turns a PII rejection into a tool error naming the kind, without the value, and stores nothing", async () => {
     const before = (await agent.call("brain.status")).structuredContent.memory_count;
     const card = "4242 4242 4242 4242";

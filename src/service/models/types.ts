@@ -9,6 +9,11 @@ export interface Embedder {
   readonly dimensions: number;
   /** Cosine at or above which two memories are the same fact and merge (calibrated per model on labeled pairs). */
   readonly dedupThreshold: number;
+  /**
+   * Optional second test for dedup, once the cosine reached dedupThreshold: true when the two texts still state
+   * different facts (another number, name, environment, relation, or a negation), so they must not merge.
+   */
+  distinctFacts?(a: string, b: string): boolean;
   /** Loads weights once; later calls return at once. */
   load(): Promise<void>;
   /** One unit vector per text, in order. `purpose` lets a model use a faster path for queries. */

@@ -1,14 +1,19 @@
 // Stage 3: deduplication against the workspace's existing memories (runs under the workspace's write lock).
-// The nearest memory with cosine >= the embedder's dedup threshold absorbs the draft; the richer text survives.
+// The most similar memory with cosine >= the embedder's dedup threshold that states the same fact absorbs the
+// draft; the richer text survives. One cosine cannot tell "prod db" from "staging db", so the embedder's
+// distinctFacts check (other number, name, environment, negation) vetoes a merge the cosine alone would make.
 import { META_MAX_BYTES } from "../../contract/limits.js";
 import type { MemoryRecord } from "../store/types.js";
 import type { Draft } from "./draft.js";
 
 export interface NearestLookup {
-  /** The nearest existing memory's id and cosine, or null when the workspace is empty. */
-  nearest(vector: Float32Array): { id: string; cosine: number } | null;
+  /** Existing memories with cosine >= threshold, most similar first (a few at most). */
+  candidates(vector: Float32Array, threshold: number): Array<{ id: string; cosine: number }>;
   load(id: string): Promise<MemoryRecord | null>;
 }
+
+/** How many near memories are checked before a draft is stored as new. */
+export const DEDUP_CANDIDATES = 5;
 
 /** Distinct word tokens: a text that says more distinct things is richer. */
 export function distinctTokens(text: string): number {
@@ -34,14 +39,21 @@ export function mergeMeta(existing: Record<string, unknown>, incoming: Record<st
   return Buffer.byteLength(JSON.stringify(merged), "utf8") <= META_MAX_BYTES ? merged : incoming;
 }
 
-export async function dedup(draft: Draft, lookup: NearestLookup, threshold: number): Promise<Draft> {
-  const hit = draft.vector ? lookup.nearest(draft.vector) : null;
-  if (!hit || hit.cosine < threshold) return { ...draft, duplicateOf: null };
-  const memory = await lookup.load(hit.id);
-  if (!memory) return { ...draft, duplicateOf: null };
-  return {
-    ...draft,
-    duplicateOf: { memory, cosine: hit.cosine },
-    keepsNewText: newTextIsRicher(draft.text, memory.text),
-  };
+export async function dedup(
+  draft: Draft,
+  lookup: NearestLookup,
+  threshold: number,
+  distinctFacts?: (a: string, b: string) => boolean,
+): Promise<Draft> {
+  if (!draft.vector) return { ...draft, duplicateOf: null };
+  for (const hit of lookup.candidates(draft.vector, threshold)) {
+    const memory = await lookup.load(hit.id);
+    if (!memory || distinctFacts?.(draft.text, memory.text)) continue;
+    return {
+      ...draft,
+      duplicateOf: { memory, cosine: hit.cosine },
+      keepsNewText: newTextIsRicher(draft.text, memory.text),
+    };
+  }
+  return { ...draft, duplicateOf: null };
 }

@@ -10,7 +10,7 @@ import type { VectorIndexes } from "../retrieval/vector-index.js";
 import type { PiiVerdict } from "./pii-types.js";
 import { categories } from "./categories.js";
 import { commit } from "./commit.js";
-import { dedup } from "./dedup.js";
+import { DEDUP_CANDIDATES, dedup } from "./dedup.js";
 import type { Draft } from "./draft.js";
 import { embed, judgeDraft } from "./embed.js";
 import { replayOf, requestHash } from "./idempotency.js";
@@ -56,7 +56,11 @@ export async function runWritePipeline(
     }
     // Inside the lock: see every memory committed so far, by any process.
     const index = await indexes.refresh(workspaceId, (since) => tx.vectorsSince(since));
-    let d = await dedup(draft, { nearest: (v) => index.nearest(v), load: (id) => tx.getMemory(id) }, embedder.dedupThreshold);
+    const lookup = {
+      candidates: (v: Float32Array, threshold: number) => index.search(v, threshold, DEDUP_CANDIDATES),
+      load: (id: string) => tx.getMemory(id),
+    };
+    let d = await dedup(draft, lookup, embedder.dedupThreshold, embedder.distinctFacts?.bind(embedder));
     d = importance(d);
     d = temporal(d);
     d = categories(d);
