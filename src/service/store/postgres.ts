@@ -1,0 +1,520 @@
+// The memory store on PostgreSQL: what lets any number of service processes share one database.
+// Same behaviour as the SQLite store (./types.ts states the rules); what differs is how they hold across processes:
+// writes to a workspace serialize on a transaction-scoped advisory lock keyed by the workspace, and idempotency
+// records and rate-limit buckets live in the database. `pg` is an optional dependency, loaded on open.
+import type { Pool, PoolClient, PoolConfig, QueryResultRow } from "pg";
+import type { WorkspaceStatus } from "../../contract/wire.js";
+import type { RateDecision, ServiceLog, Workspace } from "../types.js";
+import type {
+  IdempotencyRecord,
+  MemoryPatch,
+  MemoryRecord,
+  MemoryStore,
+  NewMemory,
+  StoredKey,
+  UsageKind,
+  VectorRecord,
+  WorkspaceTx,
+} from "./types.js";
+import { isoSeconds } from "../time.js";
+import { migrate } from "./postgres/schema.js";
+import { asStoreError, isStoreUnavailable } from "./postgres/unavailable.js";
+
+export interface PostgresStoreOptions {
+  /** Connections per process (default 10, or `?pool_max=N` in the URL). */
+  poolSize?: number;
+  /** How long to wait for a connection before answering store_unavailable (ms, default 5,000). */
+  connectTimeoutMs?: number;
+  log?: ServiceLog;
+}
+
+/** Opens the pool, applies pending migrations and returns the store. Throws a clear error when `pg` is absent. */
+export async function openPostgresStore(databaseUrl: string, opts: PostgresStoreOptions = {}): Promise<PostgresStore> {
+  let pg: typeof import("pg");
+  try {
+    pg = (await import("pg")).default as unknown as typeof import("pg");
+  } catch (err) {
+    // The cause keeps ERR_MODULE_NOT_FOUND, which the CLI turns into "run: npm install pg".
+    throw new Error("PostgreSQL support needs the optional package pg; run: npm install pg", { cause: err });
+  }
+  const int8 = 20;
+  const config: PoolConfig = {
+    connectionString: databaseUrl,
+    max: opts.poolSize ?? poolSizeFromUrl(databaseUrl) ?? 10,
+    connectionTimeoutMillis: opts.connectTimeoutMs ?? 5_000,
+    idleTimeoutMillis: 30_000,
+    keepAlive: true,
+    application_name: "brain-mcp",
+    // Every bigint here is a millisecond timestamp, a rev or a count: all well inside 2^53.
+    types: {
+      getTypeParser: ((oid: number, format?: string) =>
+        oid === int8 ? (v: string) => Number(v) : pg.types.getTypeParser(oid, format as "text")) as never,
+    },
+  };
+  const pool = new pg.Pool(config);
+  // An idle connection cut by a database restart must not crash the process; the pool replaces it.
+  pool.on("error", (err) => opts.log?.warn("postgres connection lost", { code: (err as { code?: string }).code }));
+  const store = new PostgresStore(pool, opts.log);
+  try {
+    await store.migrate();
+  } catch (err) {
+    await pool.end().catch(() => {});
+    throw asStoreError(err);
+  }
+  return store;
+}
+
+function poolSizeFromUrl(databaseUrl: string): number | undefined {
+  try {
+    const v = new URL(databaseUrl).searchParams.get("pool_max");
+    const n = v ? Number(v) : NaN;
+    return Number.isInteger(n) && n > 0 ? n : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Each workspace's writes serialize on this lock; a 64-bit hash of a namespaced id keeps it apart from others'. */
+const WORKSPACE_LOCK_SQL = "SELECT pg_advisory_xact_lock(hashtextextended('brain-mcp:ws:' || $1, 0))";
+
+const MEMORY_COLUMNS =
+  "id, workspace_id, text, meta, embedder_id, importance, temporal_type, valid_until, categories, " +
+  "created_at, updated_at, last_accessed_at, access_count, rev";
+
+interface MemoryRow {
+  id: string;
+  workspace_id: string;
+  text: string;
+  meta: string;
+  embedder_id: string;
+  importance: number;
+  temporal_type: MemoryRecord["temporal_type"];
+  valid_until: number | null;
+  categories: string;
+  created_at: number;
+  updated_at: number;
+  last_accessed_at: number | null;
+  access_count: number;
+  rev: number;
+}
+
+interface WorkspaceRow {
+  id: string;
+  name: string;
+  plan: string;
+  billing_cycle: string;
+  status: WorkspaceStatus;
+  created_at: number;
+}
+
+function toMemory(row: MemoryRow): MemoryRecord {
+  return {
+    id: row.id,
+    workspace_id: row.workspace_id,
+    text: row.text,
+    meta: JSON.parse(row.meta) as Record<string, unknown>,
+    embedder_id: row.embedder_id,
+    importance: row.importance,
+    temporal_type: row.temporal_type,
+    valid_until: row.valid_until,
+    categories: JSON.parse(row.categories) as string[],
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+    last_accessed_at: row.last_accessed_at,
+    access_count: row.access_count,
+    rev: row.rev,
+  };
+}
+
+function toWorkspace(row: WorkspaceRow): Workspace {
+  return {
+    id: row.id,
+    name: row.name,
+    plan: row.plan,
+    billing_cycle: row.billing_cycle,
+    status: row.status,
+    created_at: isoSeconds(row.created_at),
+  };
+}
+
+/** Raw little-endian float32 bytes, as the SQLite store keeps them. */
+function vectorBytes(v: Float32Array): Buffer {
+  return Buffer.from(v.buffer, v.byteOffset, v.byteLength);
+}
+
+function vectorFrom(bytes: Buffer): Float32Array {
+  // Copy: the driver's Buffer may sit at an offset that is not 4-byte aligned.
+  const copy = new Uint8Array(bytes.byteLength);
+  copy.set(bytes);
+  return new Float32Array(copy.buffer);
+}
+
+interface Queryable {
+  query<R extends QueryResultRow>(sql: string, params?: unknown[]): Promise<{ rows: R[]; rowCount: number | null }>;
+}
+
+/** The statements shared by the locked transaction and the unlocked reads. */
+async function vectorsSince(db: Queryable, workspaceId: string, sinceRev: number): Promise<VectorRecord[]> {
+  const { rows } = await db.query<{ id: string; rev: number; embedder_id: string; vector: Buffer }>(
+    "SELECT id, rev, embedder_id, vector FROM memories WHERE workspace_id = $1 AND rev > $2 ORDER BY rev",
+    [workspaceId, sinceRev],
+  );
+  return rows.map((r) => ({ id: r.id, rev: r.rev, embedder_id: r.embedder_id, vector: vectorFrom(r.vector) }));
+}
+
+async function getIdempotency(
+  db: Queryable,
+  workspaceId: string,
+  key: string,
+  notBeforeMs: number,
+): Promise<IdempotencyRecord | null> {
+  const { rows } = await db.query<{ request_hash: string; response: string; created_at: number }>(
+    "SELECT request_hash, response, created_at FROM idempotency_keys WHERE workspace_id = $1 AND key = $2 AND created_at >= $3",
+    [workspaceId, key, notBeforeMs],
+  );
+  const row = rows[0];
+  return row
+    ? { workspace_id: workspaceId, key, request_hash: row.request_hash, response: JSON.parse(row.response), created_at: row.created_at }
+    : null;
+}
+
+async function recordUsage(db: Queryable, workspaceId: string, kind: UsageKind, memoryId: string | null, nowMs: number) {
+  await db.query("INSERT INTO usage_events (workspace_id, kind, memory_id, created_at) VALUES ($1, $2, $3, $4)", [
+    workspaceId,
+    kind,
+    memoryId,
+    nowMs,
+  ]);
+}
+
+/**
+ * The workspace's next rev, computed in the writing statement; `workspaceParam` is the placeholder holding the
+ * workspace id. Under the workspace lock, max + 1 is strictly increasing and committed in order (./types.ts).
+ */
+const nextRev = (workspaceParam: string) =>
+  `(SELECT COALESCE(MAX(rev), 0) + 1 FROM memories WHERE workspace_id = ${workspaceParam})`;
+
+class PostgresWorkspaceTx implements WorkspaceTx {
+  constructor(
+    readonly workspaceId: string,
+    private readonly client: PoolClient,
+  ) {}
+
+  vectorsSince(sinceRev: number): Promise<VectorRecord[]> {
+    return vectorsSince(this.client, this.workspaceId, sinceRev);
+  }
+
+  async getMemory(id: string): Promise<MemoryRecord | null> {
+    const { rows } = await this.client.query<MemoryRow>(
+      `SELECT ${MEMORY_COLUMNS} FROM memories WHERE workspace_id = $1 AND id = $2`,
+      [this.workspaceId, id],
+    );
+    return rows[0] ? toMemory(rows[0]) : null;
+  }
+
+  async insertMemory(m: NewMemory): Promise<MemoryRecord> {
+    const { rows } = await this.client.query<MemoryRow>(
+      `INSERT INTO memories (id, workspace_id, text, meta, vector, embedder_id, importance, temporal_type, valid_until,
+                             categories, created_at, updated_at, last_accessed_at, access_count, rev)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $11, NULL, 0, ${nextRev("$2")})
+       RETURNING ${MEMORY_COLUMNS}`,
+      [
+        m.id,
+        this.workspaceId,
+        m.text,
+        JSON.stringify(m.meta),
+        vectorBytes(m.vector),
+        m.embedder_id,
+        m.importance,
+        m.temporal_type,
+        m.valid_until,
+        JSON.stringify(m.categories),
+        m.created_at,
+      ],
+    );
+    return toMemory(rows[0]!);
+  }
+
+  async updateMemory(id: string, patch: MemoryPatch, nowMs: number): Promise<MemoryRecord | null> {
+    const sets: string[] = [];
+    const params: unknown[] = [this.workspaceId, id];
+    const set = (column: string, value: unknown) => {
+      params.push(value);
+      sets.push(`${column} = $${params.length}`);
+    };
+    if (patch.text !== undefined) set("text", patch.text);
+    if (patch.meta !== undefined) set("meta", JSON.stringify(patch.meta));
+    if (patch.vector !== undefined) set("vector", vectorBytes(patch.vector));
+    if (patch.embedder_id !== undefined) set("embedder_id", patch.embedder_id);
+    if (patch.importance !== undefined) set("importance", patch.importance);
+    if (patch.temporal_type !== undefined) set("temporal_type", patch.temporal_type);
+    if (patch.valid_until !== undefined) set("valid_until", patch.valid_until);
+    if (patch.categories !== undefined) set("categories", JSON.stringify(patch.categories));
+    set("updated_at", nowMs);
+    sets.push(`rev = ${nextRev("$1")}`);
+    const { rows } = await this.client.query<MemoryRow>(
+      `UPDATE memories SET ${sets.join(", ")} WHERE workspace_id = $1 AND id = $2 RETURNING ${MEMORY_COLUMNS}`,
+      params,
+    );
+    return rows[0] ? toMemory(rows[0]) : null;
+  }
+
+  getIdempotency(key: string, notBeforeMs: number): Promise<IdempotencyRecord | null> {
+    return getIdempotency(this.client, this.workspaceId, key, notBeforeMs);
+  }
+
+  async putIdempotency(record: IdempotencyRecord, expireBeforeMs: number): Promise<void> {
+    // One round trip: expire the workspace's old records (never the one being written) and upsert this one.
+    await this.client.query(
+      `WITH expired AS (
+         DELETE FROM idempotency_keys WHERE workspace_id = $1 AND created_at < $6 AND key <> $2
+       )
+       INSERT INTO idempotency_keys (workspace_id, key, request_hash, response, created_at) VALUES ($1, $2, $3, $4, $5)
+       ON CONFLICT (workspace_id, key) DO UPDATE
+         SET request_hash = EXCLUDED.request_hash, response = EXCLUDED.response, created_at = EXCLUDED.created_at`,
+      [this.workspaceId, record.key, record.request_hash, JSON.stringify(record.response), record.created_at, expireBeforeMs],
+    );
+  }
+
+  recordUsage(kind: UsageKind, memoryId: string | null, nowMs: number): Promise<void> {
+    return recordUsage(this.client, this.workspaceId, kind, memoryId, nowMs);
+  }
+}
+
+export class PostgresStore implements MemoryStore {
+  readonly dialect = "postgres" as const;
+  private closed = false;
+
+  constructor(
+    private readonly pool: Pool,
+    private readonly log?: ServiceLog,
+  ) {}
+
+  /** Applies pending migrations on a dedicated connection (several processes may start at once). */
+  async migrate(): Promise<number[]> {
+    const client = await this.pool.connect();
+    const onError = () => {};
+    client.on("error", onError);
+    try {
+      const applied = await migrate(client);
+      if (applied.length > 0) this.log?.info("postgres schema migrated", { versions: applied });
+      return applied;
+    } finally {
+      client.off("error", onError);
+      client.release();
+    }
+  }
+
+  /** One statement on any pooled connection; connection failures become store_unavailable. */
+  private async q<R extends QueryResultRow>(sql: string, params: unknown[] = []): Promise<{ rows: R[]; rowCount: number | null }> {
+    try {
+      return await this.pool.query<R>(sql, params);
+    } catch (err) {
+      throw asStoreError(err);
+    }
+  }
+
+  private readonly db: Queryable = { query: (sql, params) => this.q(sql, params) };
+
+  // Workspaces
+
+  async insertWorkspace(w: { id: string; name: string; plan: string; billing_cycle: string; status: WorkspaceStatus; created_at: number }) {
+    await this.q("INSERT INTO workspaces (id, name, plan, billing_cycle, status, created_at) VALUES ($1, $2, $3, $4, $5, $6)", [
+      w.id,
+      w.name,
+      w.plan,
+      w.billing_cycle,
+      w.status,
+      w.created_at,
+    ]);
+  }
+
+  async getWorkspace(id: string): Promise<Workspace | null> {
+    const { rows } = await this.q<WorkspaceRow>("SELECT * FROM workspaces WHERE id = $1", [id]);
+    return rows[0] ? toWorkspace(rows[0]) : null;
+  }
+
+  async setWorkspaceStatus(id: string, status: WorkspaceStatus): Promise<Workspace | null> {
+    const { rows } = await this.q<WorkspaceRow>("UPDATE workspaces SET status = $2 WHERE id = $1 RETURNING *", [id, status]);
+    return rows[0] ? toWorkspace(rows[0]) : null;
+  }
+
+  async countWorkspaces(): Promise<number> {
+    const { rows } = await this.q<{ n: number }>("SELECT count(*) AS n FROM workspaces");
+    return rows[0]!.n;
+  }
+
+  // Keys
+
+  async insertKey(key: StoredKey): Promise<void> {
+    await this.q("INSERT INTO api_keys (id, workspace_id, key_hash, prefix, created_at) VALUES ($1, $2, $3, $4, $5)", [
+      key.id,
+      key.workspace_id,
+      key.key_hash,
+      key.prefix,
+      key.created_at,
+    ]);
+  }
+
+  async findKeyByHash(keyHash: string): Promise<{ keyId: string; prefix: string; workspace: Workspace } | null> {
+    const { rows } = await this.q<WorkspaceRow & { key_id: string; prefix: string }>(
+      `SELECT k.id AS key_id, k.prefix, w.*
+         FROM api_keys k JOIN workspaces w ON w.id = k.workspace_id
+        WHERE k.key_hash = $1 AND k.revoked_at IS NULL`,
+      [keyHash],
+    );
+    const row = rows[0];
+    return row ? { keyId: row.key_id, prefix: row.prefix, workspace: toWorkspace(row) } : null;
+  }
+
+  async revokeKey(keyId: string, nowMs: number): Promise<boolean> {
+    const { rowCount } = await this.q("UPDATE api_keys SET revoked_at = $2 WHERE id = $1 AND revoked_at IS NULL", [keyId, nowMs]);
+    return (rowCount ?? 0) > 0;
+  }
+
+  // Memories
+
+  vectorsSince(workspaceId: string, sinceRev: number): Promise<VectorRecord[]> {
+    return vectorsSince(this.db, workspaceId, sinceRev);
+  }
+
+  async getMemories(workspaceId: string, ids: readonly string[]): Promise<MemoryRecord[]> {
+    if (ids.length === 0) return [];
+    const { rows } = await this.q<MemoryRow>(
+      `SELECT ${MEMORY_COLUMNS} FROM memories WHERE workspace_id = $1 AND id = ANY($2::text[])`,
+      [workspaceId, [...ids]],
+    );
+    return rows.map(toMemory);
+  }
+
+  async listMemories(workspaceId: string): Promise<MemoryRecord[]> {
+    const { rows } = await this.q<MemoryRow>(
+      `SELECT ${MEMORY_COLUMNS} FROM memories WHERE workspace_id = $1 ORDER BY created_at, id`,
+      [workspaceId],
+    );
+    return rows.map(toMemory);
+  }
+
+  async countMemories(workspaceId: string): Promise<number> {
+    const { rows } = await this.q<{ n: number }>("SELECT count(*) AS n FROM memories WHERE workspace_id = $1", [workspaceId]);
+    return rows[0]!.n;
+  }
+
+  async touchMemories(workspaceId: string, ids: readonly string[], nowMs: number): Promise<void> {
+    if (ids.length === 0) return;
+    await this.q(
+      `UPDATE memories SET access_count = access_count + 1, last_accessed_at = $3
+        WHERE workspace_id = $1 AND id = ANY($2::text[])`,
+      [workspaceId, [...ids], nowMs],
+    );
+  }
+
+  async memoriesNotEmbeddedBy(embedderId: string, limit: number, workspaceId?: string): Promise<MemoryRecord[]> {
+    const params: unknown[] = [embedderId, limit];
+    let where = "embedder_id <> $1";
+    if (workspaceId !== undefined) {
+      params.push(workspaceId);
+      where += " AND workspace_id = $3";
+    }
+    const { rows } = await this.q<MemoryRow>(
+      `SELECT ${MEMORY_COLUMNS} FROM memories WHERE ${where} ORDER BY created_at, id LIMIT $2`,
+      params,
+    );
+    return rows.map(toMemory);
+  }
+
+  async writeInWorkspace<T>(workspaceId: string, fn: (tx: WorkspaceTx) => Promise<T>): Promise<T> {
+    let client: PoolClient;
+    try {
+      client = await this.pool.connect();
+    } catch (err) {
+      throw asStoreError(err);
+    }
+    // A checked-out connection has no pool listener: without ours, a server restart would crash the process.
+    let broken: Error | undefined;
+    const onError = (err: Error) => (broken = err);
+    client.on("error", onError);
+    try {
+      await client.query("BEGIN");
+      await client.query(WORKSPACE_LOCK_SQL, [workspaceId]);
+      const result = await fn(new PostgresWorkspaceTx(workspaceId, client));
+      await client.query("COMMIT");
+      return result;
+    } catch (err) {
+      if (isStoreUnavailable(err)) broken ??= err as Error;
+      else await client.query("ROLLBACK").catch((e: Error) => (broken ??= e));
+      throw asStoreError(err);
+    } finally {
+      client.off("error", onError);
+      client.release(broken); // a broken connection is destroyed, not returned to the pool
+    }
+  }
+
+  getIdempotency(workspaceId: string, key: string, notBeforeMs: number): Promise<IdempotencyRecord | null> {
+    return getIdempotency(this.db, workspaceId, key, notBeforeMs);
+  }
+
+  // Usage
+
+  recordUsage(workspaceId: string, kind: UsageKind, memoryId: string | null, nowMs: number): Promise<void> {
+    return recordUsage(this.db, workspaceId, kind, memoryId, nowMs);
+  }
+
+  async usageCounts(workspaceId: string): Promise<{ write: number; read: number }> {
+    const { rows } = await this.q<{ kind: UsageKind; n: number }>(
+      "SELECT kind, count(*) AS n FROM usage_events WHERE workspace_id = $1 GROUP BY kind",
+      [workspaceId],
+    );
+    const counts = { write: 0, read: 0 };
+    for (const r of rows) counts[r.kind] = r.n;
+    return counts;
+  }
+
+  // Rate limit
+
+  /**
+   * One atomic upsert per request: refill by elapsed time (capped at burst), then take a token if one is there.
+   * The row lock makes concurrent requests from every process draw from the same bucket.
+   */
+  async takeRateToken(keyId: string, rps: number, burst: number, nowMs: number): Promise<RateDecision> {
+    const { rows } = await this.q<{ tokens: number; allowed: boolean }>(
+      `INSERT INTO rate_buckets AS b (key_id, tokens, updated_ms, allowed)
+       VALUES ($1, $3::float8 - 1, $4::bigint, $3::float8 >= 1)
+       ON CONFLICT (key_id) DO UPDATE SET
+         tokens = CASE
+           WHEN LEAST($3::float8, b.tokens + GREATEST(0, $4::bigint - b.updated_ms) * $2::float8 / 1000.0) >= 1
+           THEN LEAST($3::float8, b.tokens + GREATEST(0, $4::bigint - b.updated_ms) * $2::float8 / 1000.0) - 1
+           ELSE LEAST($3::float8, b.tokens + GREATEST(0, $4::bigint - b.updated_ms) * $2::float8 / 1000.0)
+         END,
+         updated_ms = GREATEST(b.updated_ms, $4::bigint),
+         allowed = LEAST($3::float8, b.tokens + GREATEST(0, $4::bigint - b.updated_ms) * $2::float8 / 1000.0) >= 1
+       RETURNING tokens, allowed`,
+      [keyId, rps, burst, nowMs],
+    );
+    const row = rows[0]!;
+    if (row.allowed) return { allowed: true, retryAfterSeconds: 0 };
+    return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil((1 - row.tokens) / rps)) };
+  }
+
+  // Liveness
+
+  async ping(): Promise<boolean> {
+    if (this.closed) return false;
+    try {
+      await this.pool.query(
+        "INSERT INTO store_probe (id, at) VALUES (1, $1) ON CONFLICT (id) DO UPDATE SET at = EXCLUDED.at",
+        [Date.now()],
+      );
+      await this.pool.query("SELECT at FROM store_probe WHERE id = 1");
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.pool.end();
+  }
+}
