@@ -1,7 +1,7 @@
 // The hybrid score of one candidate memory (weights and shape in ./weights.ts).
 import { DAY_MS } from "../time.js";
 import { IMPORTANCE_MAX, IMPORTANCE_MIN } from "../../contract/limits.js";
-import { EXPIRED_FACTOR, FREQUENCY_SATURATION_LOG2, RECENCY_HALF_LIFE_DAYS, WEIGHTS } from "./weights.js";
+import { EXPIRED_FACTOR, FREQUENCY_SATURATION_LOG2, RECENCY_HALF_LIFE_DAYS, SIMILARITY_EXPONENT, WEIGHTS } from "./weights.js";
 
 export interface ScoreInput {
   /** Raw cosine between query and memory. */
@@ -24,7 +24,7 @@ const clamp01 = (x: number) => (x < 0 ? 0 : x > 1 ? 1 : x);
 
 export function normalizedSimilarity(cosine: number, floor: number, bestCosine: number): number {
   const span = bestCosine - floor;
-  return span > 1e-9 ? clamp01((cosine - floor) / span) : 1;
+  return span > 1e-9 ? Math.pow(clamp01((cosine - floor) / span), SIMILARITY_EXPONENT) : 1;
 }
 
 export function recency(nowMs: number, lastTouchMs: number): number {
