@@ -5,9 +5,10 @@ import type { WorkspaceIndex } from "../retrieval/vector-index.js";
 /**
  * Pairs are counted exactly among this many most recently written memories (highest rev: new memories, merges and
  * re-embeds, where duplicates arise); older memories were each compared with every earlier one by dedup when
- * stored. Bounds the work at 2,000²/2 = 2 million dot products, whatever the workspace's size.
+ * stored. Bounds the work at 1,000²/2 = half a million dot products, whatever the workspace's size (about 0.1 s on
+ * a loaded 2-core machine; 2,000 took 0.3-0.6 s: test/bench/README.md).
  */
-export const DUPLICATE_SCAN_LIMIT = 2_000;
+export const DUPLICATE_SCAN_LIMIT = 1_000;
 
 export function countDuplicatePairs(index: WorkspaceIndex, threshold: number): number {
   return index.pairsAbove(threshold, DUPLICATE_SCAN_LIMIT);

@@ -76,6 +76,13 @@ export class DotKernel {
     const f = this.floats;
     f.fill(0, scratchAt, scratchAt + stride);
     f.set(query.subarray(0, stride), scratchAt);
+    return this.scanPlaced(rowsAt, n, stride, scratchAt);
+  }
+
+  /** The same, with the query already at `scratchAt` (so many small scans share one copy of it). */
+  scanPlaced(rowsAt: number, n: number, stride: number, scratchAt: number): Float32Array {
+    this.ensure(scratchAt + stride + n);
+    const f = this.floats;
     const outAt = scratchAt + stride;
     if (this.dots) {
       this.dots(rowsAt * 4, scratchAt * 4, outAt * 4, n, stride * 4);

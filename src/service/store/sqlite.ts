@@ -125,7 +125,8 @@ export function vectorToBytes(vector: Float32Array): Buffer {
 }
 
 export function bytesToVector(bytes: Uint8Array): Float32Array {
-  // Copy: a Buffer's offset need not be 4-byte aligned.
+  // A view when the bytes are 4-byte aligned (the driver gives each value its own buffer); a copy otherwise.
+  if (bytes.byteOffset % 4 === 0) return new Float32Array(bytes.buffer, bytes.byteOffset, bytes.byteLength / 4);
   const copy = new Uint8Array(bytes.byteLength);
   copy.set(bytes);
   return new Float32Array(copy.buffer);
@@ -189,7 +190,7 @@ export function openSqliteStore(path: string): MemoryStore {
     vectorsSince: db.prepare(
       "SELECT m.id, m.rev, m.embedder_id, v.vector FROM memories m JOIN memory_vectors v ON v.memory_id = m.id " +
         "WHERE m.workspace_id = ? AND m.rev > ? ORDER BY m.rev",
-    ),
+    ).raw(), // rows as arrays: building the index reads every vector of a workspace
     insertVector: db.prepare("INSERT INTO memory_vectors (memory_id, vector) VALUES (?, ?)"),
     updateVector: db.prepare("UPDATE memory_vectors SET vector = ? WHERE memory_id = ?"),
     getMemory: db.prepare(`SELECT ${MEMORY_COLUMNS} FROM memories WHERE id = ? AND +workspace_id = ?`),
@@ -234,8 +235,8 @@ export function openSqliteStore(path: string): MemoryStore {
   let closed = false;
 
   function readVectors(workspaceId: string, sinceRev: number): VectorRecord[] {
-    const rows = q.vectorsSince.all(workspaceId, sinceRev) as { id: string; rev: number; embedder_id: string; vector: Buffer }[];
-    return rows.map((r) => ({ id: r.id, rev: r.rev, embedder_id: r.embedder_id, vector: bytesToVector(r.vector) }));
+    const rows = q.vectorsSince.all(workspaceId, sinceRev) as [id: string, rev: number, embedder_id: string, vector: Buffer][];
+    return rows.map(([id, rev, embedder_id, vector]) => ({ id, rev, embedder_id, vector: bytesToVector(vector) }));
   }
 
   function getMemory(workspaceId: string, id: string): MemoryRecord | null {

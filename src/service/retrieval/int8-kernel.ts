@@ -1,0 +1,91 @@
+// Integer dot products of one int8 row against many, in WebAssembly SIMD: the vector index scans every memory of a
+// workspace, and int8 rows move a quarter of the bytes float rows do (the scan is memory-bandwidth bound). Exact
+// float cosines are recomputed for the few candidates the scan cannot rule out (./vector-index.ts).
+// Hand-assembled (no toolchain needed at build time) from this text format, kept here so it can be checked:
+//
+//   (func (export "dots8") (param $rows i32) (param $query i32) (param $out i32) (param $n i32) (param $strideBytes i32)
+//     ;; for each row s < n: out[s] = Σ rows[s][k] · query[k] as i32; k steps 32 bytes (stride is a multiple of 32):
+//     ;; two v128 loads per side, i16x8.extend_{low,high}_i8x16_s, i32x4.dot_i16x8_s, two i32x4 accumulators
+//     (local $s i32) (local $k i32) (local $row i32) (local $acc0 v128) (local $acc1 v128) (local $a v128) (local $b v128) ...)
+//   (memory (export "memory") 1)
+
+const DOTS8_WASM_BASE64 =
+  "AGFzbQEAAAABCQFgBX9/f39/AAMCAQAFAwEAAQcSAgVkb3RzOAAABm1lbW9yeQIACoICAf8BAgN/BHsgACEHAkADQCAFIANPDQH9DAAAAAAAAAAAAAAAAAAAAAAhCP0MAAAAAAAAAAAAAAAAAAAAACEJQQAhBgNAIAcgBmr9AAAAIQogASAGav0AAAAhCyAIIAr9hwEgC/2HAf26Af2uASAK/YgBIAv9iAH9ugH9rgEhCCAHIAZq/QAAECEKIAEgBmr9AAAQIQsgCSAK/YcBIAv9hwH9ugH9rgEgCv2IASAL/YgB/boB/a4BIQkgBkEgaiIGIARJDQALIAIgBUECdGogCCAJ/a4BIgj9GwAgCP0bAWogCP0bAmogCP0bA2o2AgAgByAEaiEHIAVBAWohBQwACwsL";
+
+/** Bytes per int8 row: dimensions rounded up to a multiple of 32 (the kernel reads 32 bytes per step). */
+export function codeStrideFor(dimensions: number): number {
+  return Math.ceil(dimensions / 32) * 32;
+}
+
+const PAGE_BYTES = 65_536;
+
+// The project's lib settings carry no WebAssembly types; this is the little it uses.
+interface WasmMemory {
+  readonly buffer: ArrayBuffer;
+  grow(pages: number): number;
+}
+interface WasmApi {
+  Module: new (bytes: Uint8Array) => object;
+  Instance: new (module: object) => { exports: Record<string, unknown> };
+}
+const wasmApi = (globalThis as unknown as { WebAssembly?: WasmApi }).WebAssembly;
+
+type Dots8 = (rows: number, query: number, out: number, n: number, strideBytes: number) => void;
+
+/** A growable byte store of int8 rows with an integer dot-product scan; WebAssembly SIMD where available. */
+export class Int8Kernel {
+  private memory: WasmMemory | null = null;
+  private dots: Dots8 | null = null;
+  bytes: Int8Array;
+
+  constructor(initialBytes: number) {
+    try {
+      if (!wasmApi) throw new Error("no WebAssembly");
+      const instance = new wasmApi.Instance(new wasmApi.Module(Buffer.from(DOTS8_WASM_BASE64, "base64")));
+      this.memory = instance.exports.memory as WasmMemory;
+      this.dots = instance.exports.dots8 as Dots8;
+      this.bytes = new Int8Array(this.memory.buffer);
+    } catch {
+      // No SIMD in this runtime: the same layout in a plain array.
+      this.memory = null;
+      this.dots = null;
+      this.bytes = new Int8Array(1024);
+    }
+    this.ensure(initialBytes);
+  }
+
+  /** Makes room for at least `bytes` bytes (plus the scan's scratch); the view `bytes` is replaced when it grows. */
+  ensure(bytes: number): void {
+    if (bytes <= this.bytes.length) return;
+    if (this.memory) {
+      const needPages = Math.ceil(bytes / PAGE_BYTES);
+      const havePages = this.memory.buffer.byteLength / PAGE_BYTES;
+      this.memory.grow(Math.max(needPages - havePages, havePages));
+      this.bytes = new Int8Array(this.memory.buffer);
+    } else {
+      const grown = new Int8Array(Math.max(bytes, this.bytes.length * 2));
+      grown.set(this.bytes);
+      this.bytes = grown;
+    }
+  }
+
+  /**
+   * out[s] = rows[s] · query (integers) for n rows of `stride` bytes starting at byte `rowsAt`, the query being the
+   * `stride` bytes at `queryAt`; results go to the 4-aligned scratch at `outAt` (the caller reserved 4·n bytes).
+   * A view: valid until the kernel grows.
+   */
+  scan(rowsAt: number, n: number, stride: number, queryAt: number, outAt: number): Int32Array {
+    if (this.dots) {
+      this.dots(rowsAt, queryAt, outAt, n, stride);
+      return new Int32Array(this.bytes.buffer, outAt, n);
+    }
+    const b = this.bytes;
+    const out = new Int32Array(n);
+    for (let s = 0, base = rowsAt; s < n; s++, base += stride) {
+      let acc = 0;
+      for (let k = 0; k < stride; k++) acc += b[base + k]! * b[queryAt + k]!;
+      out[s] = acc;
+    }
+    return out;
+  }
+}

@@ -1,0 +1,155 @@
+#!/usr/bin/env node
+// A fleet: N agents (client library instances) sharing one workspace key, mixing stores and recalls for D seconds
+// under the default rate limit, each paced so that together they offer a chosen share of it. Reports the offered and
+// achieved rates, p50/p99 per operation, every error (by kind), and duplicate memories read from the store afterwards:
+// identical texts kept twice, and texts several agents stored at the same moment kept more than once.
+// Usage: npm run build && node test/bench/fleet.js [--agents 50] [--seconds 30] [--offered 0.9] [--processes 1]
+//          [--postgres] (a throwaway cluster; or --database-url URL)
+import { parseArgs } from "node:util";
+import { createRequire } from "node:module";
+import { loadavg } from "node:os";
+import { join } from "node:path";
+import { Brain } from "../../dist/index.js";
+import { RATE_LIMIT_BURST_DEFAULT, RATE_LIMIT_RPS_DEFAULT } from "../../dist/contract/limits.js";
+import { corpus, shuffled } from "./corpus.js";
+import { machine, percentile, ms, root } from "./lib.js";
+import { startService } from "./service-proc.js";
+import { startPostgres } from "./pg.js";
+
+const { values } = parseArgs({
+  options: {
+    agents: { type: "string", default: "50" },
+    seconds: { type: "string", default: "30" },
+    offered: { type: "string", default: "0.9" },
+    processes: { type: "string", default: "1" },
+    postgres: { type: "boolean", default: false },
+    "database-url": { type: "string" },
+  },
+});
+const agents = Number(values.agents);
+const seconds = Number(values.seconds);
+const processes = Number(values.processes);
+// The default limit unless the environment sets another (the service reads the same variables).
+const limitRps = Number(process.env.BRAIN_RATE_LIMIT_RPS ?? RATE_LIMIT_RPS_DEFAULT);
+const burst = Number(process.env.BRAIN_RATE_LIMIT_BURST ?? RATE_LIMIT_BURST_DEFAULT);
+const offeredRps = limitRps * Number(values.offered);
+const perAgentInterval = (1000 * agents) / offeredRps;
+
+let pg = null;
+let databaseUrl = values["database-url"];
+if (values.postgres && !databaseUrl) databaseUrl = (pg = await startPostgres()).url;
+const usePostgres = Boolean(databaseUrl);
+if (processes > 1 && !usePostgres) console.log("note: several processes over one SQLite file (serialized by SQLite's write lock)");
+
+const first = await startService({ databaseUrl });
+const services = [first];
+for (let i = 1; i < processes; i++) {
+  // Further processes over the same store: the key made by the first one works on all.
+  services.push(
+    await startService({ databaseUrl, dbPath: usePostgres ? undefined : first.dbPath, credentials: { apiKey: first.apiKey, workspaceId: first.workspaceId } }),
+  );
+}
+
+const { passages, pieces } = corpus();
+const texts = shuffled([...passages, ...pieces], 7);
+// Texts several agents store at about the same moment: each must end as one memory.
+const shared = texts.slice(0, 200);
+let cursor = shared.length;
+
+// Warm-up outside the measured window: the first calls of a fresh process compile the model's kernels.
+const warmup = { store: [], recall: [] };
+for (const s of services) {
+  const brain = new Brain({ apiKey: first.apiKey, baseURL: s.url });
+  for (let i = 0; i < 3; i++) {
+    let t = performance.now();
+    await brain.memory.store(texts[texts.length - 1 - i]);
+    warmup.store.push(performance.now() - t);
+    t = performance.now();
+    await brain.memory.retrieve(texts[texts.length - 1 - i].split(/\s+/).slice(0, 6).join(" "));
+    warmup.recall.push(performance.now() - t);
+  }
+  await brain.close();
+}
+
+const latencies = { store: [], recall: [] };
+const errors = new Map();
+let merged = 0;
+let stored = 0;
+let started = 0;
+const loadBefore = loadavg()[0];
+const deadline = Date.now() + seconds * 1000;
+
+async function agent(index) {
+  const brain = new Brain({ apiKey: first.apiKey, baseURL: services[index % services.length].url, maxRetries: 2 });
+  let next = Date.now() + Math.random() * perAgentInterval;
+  let n = 0;
+  while (Date.now() < deadline) {
+    const wait = next - Date.now();
+    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+    if (Date.now() >= deadline) break;
+    next += perAgentInterval;
+    n++;
+    started++;
+    const isStore = n % 3 === 0;
+    const t0 = process.hrtime.bigint();
+    try {
+      if (isStore) {
+        const text = n % 2 === 0 ? shared[(n * 7 + index) % shared.length] : texts[cursor++ % texts.length];
+        const res = await brain.memory.store(text, { agent: index });
+        stored++;
+        if (res.dedup.action === "merged") merged++;
+      } else {
+        const words = texts[(n * 13 + index * 101) % texts.length].split(/\s+/);
+        await brain.memory.retrieve(words.slice(0, 4 + (n % 7)).join(" "), { topK: 5 });
+      }
+      latencies[isStore ? "store" : "recall"].push(Number(process.hrtime.bigint() - t0) / 1e6);
+    } catch (err) {
+      const kind = `${err.name}${err.statusCode ? ` ${err.statusCode}` : ""}${err.code ? ` ${err.code}` : ""}`;
+      errors.set(kind, (errors.get(kind) ?? 0) + 1);
+    }
+  }
+  await brain.close();
+}
+
+const t0 = Date.now();
+await Promise.all(Array.from({ length: agents }, (_, i) => agent(i)));
+const elapsed = (Date.now() - t0) / 1000;
+const loadAfter = loadavg()[0];
+
+// Duplicate memories, read from the store: identical texts kept more than once.
+const require = createRequire(join(root, "package.json"));
+const duplicateSql =
+  "select count(*) as texts, coalesce(sum(n - 1), 0) as extra from (select count(*) as n from memories where workspace_id = $1 group by text) t";
+let counts;
+if (usePostgres) {
+  const pgDriver = require("pg");
+  const client = new pgDriver.Client({ connectionString: databaseUrl });
+  await client.connect();
+  counts = (await client.query(duplicateSql.replace("count(*) as texts", "count(*)::int as texts").replace("sum(n - 1), 0)", "sum(n - 1), 0)::int"), [first.workspaceId])).rows[0];
+  await client.end();
+} else {
+  const Database = require("better-sqlite3");
+  const db = new Database(first.dbPath, { readonly: true });
+  counts = db.prepare(duplicateSql.replace("$1", "?")).get(first.workspaceId);
+  db.close();
+}
+for (const s of services) await s.stop();
+await pg?.stop();
+
+console.log(`warm-up (3 stores and 3 recalls per process, not counted): store ${warmup.store.map((v) => v.toFixed(0)).join("/")} ms, recall ${warmup.recall.map((v) => v.toFixed(0)).join("/")} ms`);
+const done = latencies.store.length + latencies.recall.length;
+const errorCount = [...errors.values()].reduce((a, b) => a + b, 0);
+console.log(`fleet: ${agents} agents, ${seconds} s, ${processes} service process(es) over ${usePostgres ? "PostgreSQL" : "SQLite"}`);
+console.log(`machine: ${machine()}; load average ${loadBefore.toFixed(1)} before, ${loadAfter.toFixed(1)} after`);
+console.log(
+  `rate limit ${limitRps} req/s (burst ${burst}); offered ${offeredRps.toFixed(0)} req/s (${((100 * offeredRps) / limitRps).toFixed(0)}% of it); ` +
+    `sent ${(started / elapsed).toFixed(1)} req/s (${((100 * started) / elapsed / limitRps).toFixed(0)}% of the limit), completed ${(done / elapsed).toFixed(1)} req/s`,
+);
+for (const [op, v] of Object.entries(latencies)) {
+  console.log(
+    `${op.padEnd(6)} ${String(v.length).padStart(6)} calls  p50 ${ms(percentile(v, 50))}  p90 ${ms(percentile(v, 90))}  p99 ${ms(percentile(v, 99))}  max ${ms(Math.max(...v))}`,
+  );
+}
+console.log(`stores acknowledged ${stored}, of which merged by dedup ${merged}; memories kept ${counts.texts + counts.extra}`);
+console.log(`errors: ${errorCount}${errorCount ? " (" + [...errors].map(([k, n]) => `${k}: ${n}`).join(", ") + ")" : ""}`);
+console.log(`duplicate memories (an identical text kept more than once): ${counts.extra}`);

@@ -1,0 +1,103 @@
+// Shared pieces of the benchmark scripts: percentiles, a raw MCP stdio session, the fortunes corpus, the machine.
+import { spawn, execFileSync } from "node:child_process";
+import { existsSync, readdirSync, readFileSync, mkdtempSync } from "node:fs";
+import { cpus, totalmem, tmpdir } from "node:os";
+import { join, dirname } from "node:path";
+import { fileURLToPath } from "node:url";
+
+export const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
+export const bin = join(root, "bin", "brain-mcp.js");
+
+export function percentile(values, p) {
+  const sorted = [...values].sort((a, b) => a - b);
+  if (sorted.length === 0) return NaN;
+  const rank = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
+  return sorted[rank];
+}
+
+export const ms = (v) => `${v.toFixed(2)} ms`;
+
+export function machine() {
+  const cpu = cpus()[0]?.model ?? "unknown cpu";
+  return `${cpus().length} × ${cpu}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, node ${process.version}, ${process.platform}`;
+}
+
+/** A child speaking newline-delimited JSON-RPC on stdio, without any SDK in the measuring process. */
+export class StdioSession {
+  constructor(command, args, env) {
+    this.child = spawn(command, args, { env, stdio: ["pipe", "pipe", "pipe"] });
+    this.pending = new Map();
+    this.nextId = 1;
+    this.buffer = "";
+    this.stderr = "";
+    this.child.stdout.setEncoding("utf8");
+    this.child.stdout.on("data", (chunk) => {
+      this.buffer += chunk;
+      let nl;
+      while ((nl = this.buffer.indexOf("\n")) >= 0) {
+        const line = this.buffer.slice(0, nl);
+        this.buffer = this.buffer.slice(nl + 1);
+        if (!line.trim()) continue;
+        const msg = JSON.parse(line);
+        const waiter = this.pending.get(msg.id);
+        if (waiter) {
+          this.pending.delete(msg.id);
+          waiter(msg);
+        }
+      }
+    });
+    this.child.stderr.on("data", (d) => (this.stderr += d));
+  }
+  request(method, params = {}) {
+    const id = this.nextId++;
+    return new Promise((resolve) => {
+      this.pending.set(id, resolve);
+      this.child.stdin.write(JSON.stringify({ jsonrpc: "2.0", id, method, params }) + "\n");
+    });
+  }
+  notify(method, params = {}) {
+    this.child.stdin.write(JSON.stringify({ jsonrpc: "2.0", method, params }) + "\n");
+  }
+  async initialize(clientName = "bench") {
+    const init = await this.request("initialize", {
+      protocolVersion: "2025-06-18",
+      capabilities: {},
+      clientInfo: { name: clientName, version: "1.0.0" },
+    });
+    this.notify("notifications/initialized");
+    return init;
+  }
+  close() {
+    return new Promise((resolve) => {
+      if (this.child.exitCode !== null) return resolve();
+      this.child.once("exit", resolve);
+      this.child.stdin.end();
+      setTimeout(() => this.child.kill("SIGKILL"), 3000).unref();
+    });
+  }
+}
+
+/** Debian's fortunes: about 12,000 distinct English passages. Downloaded with apt-get if not installed. */
+export function fortunes() {
+  let dirs = ["/usr/share/games/fortunes"];
+  if (!dirs.some(existsSync)) {
+    const tmp = mkdtempSync(join(tmpdir(), "fortunes-"));
+    execFileSync("sh", ["-c", `cd ${tmp} && apt-get download -q fortunes fortunes-min >/dev/null 2>&1 && for f in *.deb; do dpkg -x "$f" x; done`]);
+    dirs = [join(tmp, "x", "usr", "share", "games", "fortunes")];
+  }
+  const seen = new Set();
+  const texts = [];
+  for (const dir of dirs.filter(existsSync)) {
+    for (const file of readdirSync(dir)) {
+      if (file.includes(".") || file === "off") continue;
+      const raw = readFileSync(join(dir, file), "utf8");
+      for (const entry of raw.split(/\n%\n/)) {
+        const text = entry.replace(/\s+/g, " ").trim();
+        if (text.length < 20 || text.length > 1500 || seen.has(text)) continue;
+        seen.add(text);
+        texts.push(text);
+      }
+    }
+  }
+  return texts;
+}
