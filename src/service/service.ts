@@ -81,7 +81,7 @@ export function createService(deps: CoreDeps): MemoryService & AdminService {
       const workspaceId = auth.workspace.id;
       const [memories, index] = await Promise.all([
         store.listMemories(workspaceId),
-        indexes.refresh(workspaceId, (since) => store.vectorsSince(workspaceId, since)),
+        indexes.refreshShared(workspaceId, (since) => store.vectorsSince(workspaceId, since)),
       ]);
       return diagnose({ memories, duplicatePairs: countDuplicatePairs(index, embedder.dedupThreshold), nowMs: nowMs() });
     },

@@ -42,6 +42,9 @@ export const RELEVANCE_FLOOR_BY_EMBEDDER: ReadonlyArray<readonly [idPrefix: stri
   ["lexical-hash/", 0.2],
   // USE-lite (models helper, test/eval/calibrate.js): the 10th percentile of right answers' cosines is 0.18 (hybrid)
   // and 0.24 (meaning only); questions unrelated to every memory reach at most 0.23 and 0.34.
+  // With the word-vector block (+wv): right answers' p10 0.15, unrelated questions 0.09–0.27; 0.18 drops no dev answer
+  // from the top 3 and answers 3/5 unrelated questions with nothing.
+  ["use-lite/1+lex512@0.3+wv", 0.18],
   ["use-lite/1+lex", 0.16],
   ["use-lite/", 0.15],
 ];

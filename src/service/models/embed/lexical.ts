@@ -5,7 +5,7 @@ import type { Embedder } from "../types.js";
 export const LEXICAL_DIMENSIONS = 1024;
 
 /** Words that carry no topic; they still count in bigrams so phrasing is kept, but not as unigrams. */
-const STOPWORDS = new Set(
+export const STOPWORDS: ReadonlySet<string> = new Set(
   (
     "a an the and or but if then else of to in on at by for with from as into onto about over under is are was " +
     "were be been being am do does did doing have has had having it its it's this that these those there here i " +
