@@ -39,7 +39,7 @@ describe.skipIf(!canStartPostgres())("brain-mcp serve over PostgreSQL", () => {
     expect(first.body).toMatchObject({ status: "ok", dedup: { action: "stored_new", existing_id: null } });
 
     const again = await call(server.url, key, "store", {
-      text: "I prefer dark roast coffee in the morning, black and without sugar.",
+      text: "I prefer dark roast coffee in the morning, strong and black.",
       meta: { mood: "sleepy" },
     });
     expect(again.status).toBe(200);
@@ -54,7 +54,7 @@ describe.skipIf(!canStartPostgres())("brain-mcp serve over PostgreSQL", () => {
     expect(found.body.count).toBe(1);
     const [memory] = found.body.memories;
     expect(memory.memory_id).toBe(first.body.memory_id);
-    expect(memory.text).toBe("I prefer dark roast coffee in the morning, black and without sugar."); // the richer text
+    expect(memory.text).toBe("I prefer dark roast coffee in the morning, strong and black."); // the richer text
     expect(memory.meta).toMatchObject({ source: "chat", mood: "sleepy", temporal: { type: "persistent" } });
     expect(memory.access_count).toBe(1);
     expect(memory.score).toBeGreaterThan(0);
