@@ -1,5 +1,5 @@
 // openService: opens the store, loads the models once, and returns the service core (MemoryService & AdminService).
-import { loadModels } from "./models/index.js";
+import { loadModels, type Models } from "./models/index.js";
 import type { Embedder, Judge } from "./models/types.js";
 import { screenPii } from "./pipeline/pii.js";
 import { createService } from "./service.js";
@@ -32,7 +32,7 @@ export async function openService(options: OpenServiceOptions): Promise<MemorySe
   const store = await openStore({ dbPath: options.dbPath, databaseUrl: options.databaseUrl });
   try {
     const models = options.models ?? (await loadModels(env));
-    return createService({
+    const service = createService({
       store,
       embedder: models.embedder,
       judge: models.judge,
@@ -43,6 +43,18 @@ export async function openService(options: OpenServiceOptions): Promise<MemorySe
       version: await packageVersion(),
       random: options.random,
     });
+    // Models loaded here are this service's to end (the embed worker); models passed in belong to the caller.
+    if (!options.models) {
+      const closeStore = service.close.bind(service);
+      service.close = async () => {
+        try {
+          await closeStore();
+        } finally {
+          await (models as Models).close?.();
+        }
+      };
+    }
+    return service;
   } catch (err) {
     await store.close();
     throw err;

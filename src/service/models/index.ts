@@ -4,12 +4,16 @@ import { createOfflineEmbedder, offlineEmbedderKind, queryPathOf } from "./embed
 import { createOfflineJudge } from "./judge/index.js";
 import { createProviderJudge } from "./judge/provider.js";
 import { createProviderEmbedder } from "./provider/embeddings.js";
+import { batchEmbeddings } from "./batching.js";
+import { createWorkerEmbedder, defaultWorkerUrl } from "./worker-embedder.js";
 
 export type { Embedder, Judge } from "./types.js";
 
 export interface Models {
   embedder: Embedder;
   judge: Judge;
+  /** Ends what the models hold open (the embed worker); the service calls it when it closes. */
+  close?(): Promise<void>;
 }
 
 export interface LoadModelsOptions {
@@ -24,7 +28,7 @@ export interface LoadModelsOptions {
  */
 export async function loadModels(env: NodeJS.ProcessEnv = process.env, options: LoadModelsOptions = {}): Promise<Models> {
   const warn = options.warn ?? ((message: string) => process.stderr.write(`brain-mcp: ${message}\n`));
-  const offline = createOfflineEmbedder(offlineEmbedderKind(env), { queryPath: queryPathOf(env) });
+  const offline = offlineEmbedder(env);
   const provider = createProviderEmbedder(env, { warn });
   let embedder: Embedder = offline;
   if (provider) {
@@ -39,5 +43,19 @@ export async function loadModels(env: NodeJS.ProcessEnv = process.env, options: 
   const offlineJudge = createOfflineJudge({ embedderId: embedder.id });
   const judge = createProviderJudge(env, offlineJudge, { warn }) ?? offlineJudge;
   await Promise.all([embedder === offline ? offline.load() : Promise.resolve(), judge.load()]);
-  return { embedder, judge };
+  return { embedder, judge, close: async () => offline.close?.() };
+}
+
+/**
+ * The offline embedder. By default the sentence model runs in one worker thread and concurrent calls are batched,
+ * so the event loop keeps serving while it works. BRAIN_EMBED_WORKER=0 runs it in-process, one call at a time (the
+ * old path). The lexical embedder (no model) and a run from TypeScript source (no compiled worker) stay in-process.
+ */
+function offlineEmbedder(env: NodeJS.ProcessEnv): Embedder & { close?: () => Promise<void> } {
+  const kind = offlineEmbedderKind(env);
+  const options = { queryPath: queryPathOf(env) };
+  const workerOff = (env.BRAIN_EMBED_WORKER ?? "").trim() === "0";
+  const workerUrl = workerOff || kind === "lexical" ? null : defaultWorkerUrl();
+  if (!workerUrl) return createOfflineEmbedder(kind, options);
+  return batchEmbeddings(createWorkerEmbedder(kind, { ...options, workerUrl }));
 }
