@@ -2,10 +2,10 @@
 // stdout carries MCP messages only; the process ends promptly when stdin ends or on SIGTERM/SIGINT.
 
 import { Console } from "node:console";
-import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { createLogger, loadConfig, type AdapterConfig } from "../config/index.js";
 import { VERSION } from "../version.js";
-import { createServer } from "./server.js";
+import { startHandshake, type Handshake, type HandshakeAnswers, type RelayStreams } from "./handshake.js";
+import type { BrainServer } from "./server.js";
 
 /** How long answers already being worked on may take once the end is asked for, before they are cancelled. */
 const SHUTDOWN_GRACE_MS = 700;
@@ -17,6 +17,8 @@ export interface AdapterOptions {
   service?: { baseURL: string; apiKey: string; close(): Promise<void> };
   /** Settings already loaded by the caller (else read from the environment and the config file). */
   config?: AdapterConfig;
+  /** Recorded answers (the bundle's): initialize and tools/list are answered while the SDK loads. */
+  handshake?: HandshakeAnswers;
 }
 
 /** Runs the adapter until stdin ends or a signal arrives; then the process exits. */
@@ -33,32 +35,48 @@ export async function runStdioAdapter(options: AdapterOptions = {}): Promise<voi
   }
   const openClient = apiKey
     ? async () => {
-        const { Brain } = await import("../client/brain.js");
-        return new Brain({ apiKey, baseURL, timeout: config.timeoutMs, maxRetries: config.maxRetries, logger });
+        const [{ Brain }, { createStderrLogger }] = await Promise.all([import("../client/brain.js"), import("../client/logger.js")]);
+        // below BRAIN_LOG=debug, the client's own no-op tells it to skip building (and redacting) debug lines per call
+        const quietDebug = config.logLevel === "debug" ? logger : { ...logger, debug: createStderrLogger("off").debug };
+        return new Brain({ apiKey, baseURL, timeout: config.timeoutMs, maxRetries: config.maxRetries, logger: quietDebug });
       }
     : null;
 
-  const brain = createServer({
-    openClient,
-    baseURL,
-    configPath: config.configPath,
-    toolNames: config.toolNames,
-    timeoutMs: config.timeoutMs,
-    maxRetries: config.maxRetries,
-    callDeadlineMs: config.callDeadlineMs,
-    logger,
-    version: VERSION,
-    secrets,
-  });
+  let brain: BrainServer | undefined;
+  // the SDK and the tools (zod) load here: with recorded answers, after the first tools/list is answered
+  const connect = async (streams: RelayStreams): Promise<void> => {
+    const [{ createServer }, { StdioServerTransport }] = await Promise.all([
+      import("./server.js"),
+      import("@modelcontextprotocol/sdk/server/stdio.js"),
+    ]);
+    brain = createServer({
+      openClient,
+      baseURL,
+      configPath: config.configPath,
+      toolNames: config.toolNames,
+      timeoutMs: config.timeoutMs,
+      maxRetries: config.maxRetries,
+      callDeadlineMs: config.callDeadlineMs,
+      logger,
+      version: VERSION,
+      secrets,
+    });
+    brain.server.onerror = (error) => logger.warn("protocol error", error);
+    await brain.server.connect(new StdioServerTransport(streams.stdin as typeof process.stdin, streams.stdout as typeof process.stdout));
+    logger.info(`serving ${baseURL} over stdio (tool names: ${config.toolNames})`);
+  };
 
+  let handshake: Handshake | undefined;
   let ending = false;
   const end = async (why: string): Promise<void> => {
     if (ending) return;
     ending = true;
     logger.debug(`shutting down: ${why}`);
     setTimeout(() => process.exit(0), SHUTDOWN_HARD_LIMIT_MS).unref();
-    await brain.drain(SHUTDOWN_GRACE_MS);
-    await brain.cleanup();
+    // messages that arrived while the SDK loaded are answered like any in flight
+    if (handshake?.waiting()) await handshake.settled();
+    await brain?.drain(SHUTDOWN_GRACE_MS);
+    await brain?.cleanup();
     await options.service?.close().catch((error: unknown) => logger.warn("closing the embedded service failed", error));
     // every answer is in stdout's buffer; exit once it has been handed to the pipe
     process.stdout.write("", () => process.exit(0));
@@ -71,9 +89,23 @@ export async function runStdioAdapter(options: AdapterOptions = {}): Promise<voi
   process.on("SIGTERM", () => void end("SIGTERM"));
   process.on("SIGINT", () => void end("SIGINT"));
 
-  brain.server.onerror = (error) => logger.warn("protocol error", error);
-  await brain.server.connect(new StdioServerTransport(process.stdin, process.stdout));
-  logger.info(`serving ${baseURL} over stdio (tool names: ${config.toolNames})`);
+  if (!options.handshake) return connect({ stdin: process.stdin, stdout: process.stdout });
+  handshake = startHandshake({
+    answers: options.handshake,
+    toolNames: config.toolNames,
+    input: process.stdin,
+    output: process.stdout,
+    connect: async (streams) => {
+      await connect(streams);
+      // the server warms its client up when it answers tools/list; here that answer was the handshake's
+      if (handshake?.listedTools()) brain?.warmUp();
+    },
+    onInputError: (error) => logger.warn("protocol error", error),
+    onFailure: (error) => {
+      process.stderr.write(`brain-mcp: error: ${(error as Error)?.message ?? String(error)}\n`);
+      process.exit(1);
+    },
+  });
 }
 
 /** A stray console.log (ours or a dependency's) would corrupt the protocol: console goes to stderr. */
