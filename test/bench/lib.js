@@ -1,7 +1,7 @@
 // Shared pieces of the benchmark scripts: percentiles, a raw MCP stdio session, the fortunes corpus, the machine.
 import { spawn, execFileSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, mkdtempSync } from "node:fs";
-import { cpus, totalmem, tmpdir } from "node:os";
+import { cpus, loadavg, totalmem, tmpdir } from "node:os";
 import { join, dirname } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -19,7 +19,8 @@ export const ms = (v) => `${v.toFixed(2)} ms`;
 
 export function machine() {
   const cpu = cpus()[0]?.model ?? "unknown cpu";
-  return `${cpus().length} × ${cpu}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, node ${process.version}, ${process.platform}`;
+  const load = loadavg().map((l) => l.toFixed(2)).join(" ");
+  return `${cpus().length} × ${cpu}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, node ${process.version}, ${process.platform}, load ${load}`;
 }
 
 /** A child speaking newline-delimited JSON-RPC on stdio, without any SDK in the measuring process. */
