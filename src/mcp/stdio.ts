@@ -78,8 +78,9 @@ export async function runStdioAdapter(options: AdapterOptions = {}): Promise<voi
     await brain?.drain(SHUTDOWN_GRACE_MS);
     await brain?.cleanup();
     await options.service?.close().catch((error: unknown) => logger.warn("closing the embedded service failed", error));
-    // every answer is in stdout's buffer; exit once it has been handed to the pipe
-    process.stdout.write("", () => process.exit(0));
+    // every answer is in stdout's buffer; exit once it has been handed to the pipe (nothing more is written)
+    if (process.stdout.writableLength === 0) process.exit(0);
+    process.stdout.once("drain", () => process.exit(0));
   };
 
   // The SDK's transport does not notice the end of input by itself.

@@ -7,6 +7,8 @@
 //     (local $s i32) (local $k i32) (local $row i32) (local $acc0 v128) (local $acc1 v128) ...)
 //   (memory (export "memory") 1)
 
+import { growMemory, instantiateScan, type RowScan, type WasmMemory } from "./wasm-kernel.js";
+
 const DOTS_WASM_BASE64 =
   "AGFzbQEAAAABCQFgBX9/f39/AAMCAQAFAwEAAQcRAgRkb3RzAAAGbWVtb3J5AgAKyAEBxQECA38CeyAAIQcCQANAIAUgA08NAf0MAAAAAAAAAAAAAAAAAAAAACEI/QwAAAAAAAAAAAAAAAAAAAAAIQlBACEGA0AgCCAHIAZq/QAEACABIAZq/QAEAP3mAf3kASEIIAkgByAGav0ABBAgASAGav0ABBD95gH95AEhCSAGQSBqIgYgBEkNAAsgAiAFQQJ0aiAIIAn95AEhCCAI/R8AIAj9HwGSIAj9HwKSIAj9HwOSOAIAIAcgBGohByAFQQFqIQUMAAsLCw==";
 
@@ -15,32 +17,17 @@ export function strideFor(dimensions: number): number {
   return Math.ceil(dimensions / 8) * 8;
 }
 
-const PAGE_BYTES = 65_536;
-
-// The project's lib settings carry no WebAssembly types; this is the little it uses.
-interface WasmMemory {
-  readonly buffer: ArrayBuffer;
-  grow(pages: number): number;
-}
-interface WasmApi {
-  Module: new (bytes: Uint8Array) => object;
-  Instance: new (module: object) => { exports: Record<string, unknown> };
-}
-const wasmApi = (globalThis as unknown as { WebAssembly?: WasmApi }).WebAssembly;
 
 /** A growable float store with a dot-product scan; WebAssembly SIMD where available, JavaScript otherwise. */
 export class DotKernel {
   private memory: WasmMemory | null = null;
-  private dots: ((rows: number, query: number, out: number, n: number, strideBytes: number) => void) | null = null;
+  private dots: RowScan | null = null;
   private plain: Float32Array | null = null;
   floats: Float32Array;
 
   constructor(initialFloats: number) {
     try {
-      if (!wasmApi) throw new Error("no WebAssembly");
-      const instance = new wasmApi.Instance(new wasmApi.Module(Buffer.from(DOTS_WASM_BASE64, "base64")));
-      this.memory = instance.exports.memory as WasmMemory;
-      this.dots = instance.exports.dots as typeof this.dots;
+      ({ memory: this.memory, scan: this.dots } = instantiateScan(DOTS_WASM_BASE64, "dots"));
       this.floats = new Float32Array(this.memory.buffer);
       this.ensure(initialFloats);
     } catch {
@@ -56,9 +43,7 @@ export class DotKernel {
   ensure(floats: number): void {
     if (floats <= this.floats.length) return;
     if (this.memory) {
-      const needPages = Math.ceil((floats * 4) / PAGE_BYTES);
-      const havePages = this.memory.buffer.byteLength / PAGE_BYTES;
-      this.memory.grow(Math.max(needPages - havePages, havePages));
+      growMemory(this.memory, floats * 4);
       this.floats = new Float32Array(this.memory.buffer);
     } else {
       const grown = new Float32Array(Math.max(floats, this.floats.length * 2));

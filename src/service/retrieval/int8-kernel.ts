@@ -9,6 +9,8 @@
 //     (local $s i32) (local $k i32) (local $row i32) (local $acc0 v128) (local $acc1 v128) (local $a v128) (local $b v128) ...)
 //   (memory (export "memory") 1)
 
+import { growMemory, instantiateScan, type RowScan, type WasmMemory } from "./wasm-kernel.js";
+
 const DOTS8_WASM_BASE64 =
   "AGFzbQEAAAABCQFgBX9/f39/AAMCAQAFAwEAAQcSAgVkb3RzOAAABm1lbW9yeQIACoICAf8BAgN/BHsgACEHAkADQCAFIANPDQH9DAAAAAAAAAAAAAAAAAAAAAAhCP0MAAAAAAAAAAAAAAAAAAAAACEJQQAhBgNAIAcgBmr9AAAAIQogASAGav0AAAAhCyAIIAr9hwEgC/2HAf26Af2uASAK/YgBIAv9iAH9ugH9rgEhCCAHIAZq/QAAECEKIAEgBmr9AAAQIQsgCSAK/YcBIAv9hwH9ugH9rgEgCv2IASAL/YgB/boB/a4BIQkgBkEgaiIGIARJDQALIAIgBUECdGogCCAJ/a4BIgj9GwAgCP0bAWogCP0bAmogCP0bA2o2AgAgByAEaiEHIAVBAWohBQwACwsL";
 
@@ -17,20 +19,8 @@ export function codeStrideFor(dimensions: number): number {
   return Math.ceil(dimensions / 32) * 32;
 }
 
-const PAGE_BYTES = 65_536;
 
-// The project's lib settings carry no WebAssembly types; this is the little it uses.
-interface WasmMemory {
-  readonly buffer: ArrayBuffer;
-  grow(pages: number): number;
-}
-interface WasmApi {
-  Module: new (bytes: Uint8Array) => object;
-  Instance: new (module: object) => { exports: Record<string, unknown> };
-}
-const wasmApi = (globalThis as unknown as { WebAssembly?: WasmApi }).WebAssembly;
-
-type Dots8 = (rows: number, query: number, out: number, n: number, strideBytes: number) => void;
+type Dots8 = RowScan;
 
 /** A growable byte store of int8 rows with an integer dot-product scan; WebAssembly SIMD where available. */
 export class Int8Kernel {
@@ -40,10 +30,7 @@ export class Int8Kernel {
 
   constructor(initialBytes: number) {
     try {
-      if (!wasmApi) throw new Error("no WebAssembly");
-      const instance = new wasmApi.Instance(new wasmApi.Module(Buffer.from(DOTS8_WASM_BASE64, "base64")));
-      this.memory = instance.exports.memory as WasmMemory;
-      this.dots = instance.exports.dots8 as Dots8;
+      ({ memory: this.memory, scan: this.dots } = instantiateScan(DOTS8_WASM_BASE64, "dots8"));
       this.bytes = new Int8Array(this.memory.buffer);
     } catch {
       // No SIMD in this runtime: the same layout in a plain array.
@@ -58,9 +45,7 @@ export class Int8Kernel {
   ensure(bytes: number): void {
     if (bytes <= this.bytes.length) return;
     if (this.memory) {
-      const needPages = Math.ceil(bytes / PAGE_BYTES);
-      const havePages = this.memory.buffer.byteLength / PAGE_BYTES;
-      this.memory.grow(Math.max(needPages - havePages, havePages));
+      growMemory(this.memory, bytes);
       this.bytes = new Int8Array(this.memory.buffer);
     } else {
       const grown = new Int8Array(Math.max(bytes, this.bytes.length * 2));
