@@ -16,7 +16,7 @@ import type {
   VectorRecord,
   WorkspaceTx,
 } from "./types.js";
-import { isoSeconds } from "../time.js";
+import { toMemory, toWorkspace, type MemoryRow, type WorkspaceRow } from "./rows.js";
 import { migrate } from "./postgres/schema.js";
 import { asStoreError, isStoreUnavailable } from "./postgres/unavailable.js";
 
@@ -81,61 +81,9 @@ const MEMORY_COLUMNS =
   "id, workspace_id, text, meta, embedder_id, importance, temporal_type, valid_until, categories, " +
   "created_at, updated_at, last_accessed_at, access_count, rev";
 
-interface MemoryRow {
-  id: string;
-  workspace_id: string;
-  text: string;
-  meta: string;
-  embedder_id: string;
-  importance: number;
-  temporal_type: MemoryRecord["temporal_type"];
-  valid_until: number | null;
-  categories: string;
-  created_at: number;
-  updated_at: number;
-  last_accessed_at: number | null;
-  access_count: number;
-  rev: number;
-}
 
-interface WorkspaceRow {
-  id: string;
-  name: string;
-  plan: string;
-  billing_cycle: string;
-  status: WorkspaceStatus;
-  created_at: number;
-}
 
-function toMemory(row: MemoryRow): MemoryRecord {
-  return {
-    id: row.id,
-    workspace_id: row.workspace_id,
-    text: row.text,
-    meta: JSON.parse(row.meta) as Record<string, unknown>,
-    embedder_id: row.embedder_id,
-    importance: row.importance,
-    temporal_type: row.temporal_type,
-    valid_until: row.valid_until,
-    categories: JSON.parse(row.categories) as string[],
-    created_at: row.created_at,
-    updated_at: row.updated_at,
-    last_accessed_at: row.last_accessed_at,
-    access_count: row.access_count,
-    rev: row.rev,
-  };
-}
 
-function toWorkspace(row: WorkspaceRow): Workspace {
-  return {
-    id: row.id,
-    name: row.name,
-    plan: row.plan,
-    billing_cycle: row.billing_cycle,
-    status: row.status,
-    created_at: isoSeconds(row.created_at),
-  };
-}
 
 /** Raw little-endian float32 bytes, as the SQLite store keeps them. */
 function vectorBytes(v: Float32Array): Buffer {

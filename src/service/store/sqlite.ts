@@ -6,7 +6,6 @@ import { createRequire } from "node:module";
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import type BetterSqlite3 from "better-sqlite3";
-import type { TemporalType, WorkspaceStatus } from "../../contract/wire.js";
 import { ServiceError, type RateDecision, type Workspace } from "../types.js";
 import type {
   IdempotencyRecord,
@@ -19,8 +18,8 @@ import type {
   VectorRecord,
   WorkspaceTx,
 } from "./types.js";
+import { toMemory, toWorkspace, type MemoryRow, type WorkspaceRow } from "./rows.js";
 import { createTokenBuckets } from "./token-bucket.js";
-import { isoSeconds } from "../time.js";
 
 type Db = BetterSqlite3.Database;
 
@@ -90,31 +89,7 @@ const MIGRATIONS: string[] = [
   `,
 ];
 
-interface MemoryRow {
-  id: string;
-  workspace_id: string;
-  text: string;
-  meta: string;
-  embedder_id: string;
-  importance: number;
-  temporal_type: TemporalType;
-  valid_until: number | null;
-  categories: string;
-  created_at: number;
-  updated_at: number;
-  last_accessed_at: number | null;
-  access_count: number;
-  rev: number;
-}
 
-interface WorkspaceRow {
-  id: string;
-  name: string;
-  plan: string;
-  billing_cycle: string;
-  status: WorkspaceStatus;
-  created_at: number;
-}
 
 const MEMORY_COLUMNS =
   "id, workspace_id, text, meta, embedder_id, importance, temporal_type, valid_until, categories, created_at, " +
@@ -132,13 +107,7 @@ export function bytesToVector(bytes: Uint8Array): Float32Array {
   return new Float32Array(copy.buffer);
 }
 
-function toMemory(row: MemoryRow): MemoryRecord {
-  return { ...row, meta: JSON.parse(row.meta), categories: JSON.parse(row.categories) };
-}
 
-function toWorkspace(row: WorkspaceRow): Workspace {
-  return { ...row, created_at: isoSeconds(row.created_at) };
-}
 
 function loadDriver(): typeof BetterSqlite3 {
   const require = createRequire(import.meta.url);
