@@ -69,7 +69,7 @@ await call(
 await call(name("recall"), { query: "which database does Atlas use?" }, "recall: which database does Atlas use?");
 await call(name("recall"), { query: "how should I format my replies to this user?", top_k: 2 }, "recall: how should I format my replies?");
 await call(name("recall"), { query: "who do we talk to at Northwind?", top_k: 1 }, "recall: who do we talk to at Northwind?");
-await call(name("recall"), { query: "recipe for sourdough bread", min_score: 0.3 }, "recall something never stored");
+await call(name("recall"), { query: "recipe for sourdough bread", min_score: 0.3 }, "recall: recipe for sourdough bread (never stored)");
 await call(name("health"), {}, "health: how good is this memory?");
 
 await client.close();
