@@ -7,6 +7,7 @@ import { DEFAULT_HOST, DEFAULT_PORT } from "../contract/limits.js";
 import { createJsonLog, parseLogLevel } from "../service/http/json-log.js";
 import { asMissingDependency, loadOptional } from "../service/http/optional-deps.js";
 import type { Embedder, Judge } from "../service/models/types.js";
+import type { FirstWorkspace } from "../service/open.js";
 import type { AdminService, MemoryService, ServiceLog } from "../service/types.js";
 
 const USAGE = `usage: brain-mcp serve [--host 127.0.0.1] [--port 8787] [--db PATH] [--database-url URL]
@@ -67,6 +68,21 @@ export async function openStore(
   const models = opts.withoutModels ? { embedder: NO_EMBEDDER, judge: NO_JUDGE } : undefined;
   return loadOptional(() =>
     openService({ dbPath: location.dbPath, databaseUrl: location.databaseUrl, env, log, models }),
+  );
+}
+
+/**
+ * openStore for `serve`: on a store with no workspace yet, also makes the "default" workspace and its key. Several
+ * serves starting together on one empty store make one: the one that did gets it back, the others null.
+ */
+export async function openServeStore(
+  location: StoreLocation,
+  env: NodeJS.ProcessEnv,
+  log: ServiceLog,
+): Promise<{ service: MemoryService & AdminService; firstWorkspace: FirstWorkspace | null }> {
+  const { openServiceWithFirstWorkspace } = await loadOptional(() => import("../service/open.js"));
+  return loadOptional(() =>
+    openServiceWithFirstWorkspace({ dbPath: location.dbPath, databaseUrl: location.databaseUrl, env, log }, "default"),
   );
 }
 
@@ -171,12 +187,12 @@ export async function runServe(argv: string[], env: NodeJS.ProcessEnv = process.
     if (redirectTo === undefined) {
       const location = resolveStoreLocation(values, env);
       say(`store: ${location.description}`);
-      service = await openStore(location, env, log);
-      if ((await service.countWorkspaces()) === 0) {
-        const workspace = await service.createWorkspace({ name: "default" });
-        const key = await service.createKey(workspace.id);
-        say(`created workspace ${workspace.id} ("default") with API key:`);
-        process.stdout.write(`${key.apiKey}\n`);
+      const opened = await openServeStore(location, env, log);
+      service = opened.service;
+      if (opened.firstWorkspace) {
+        const { workspace, apiKey } = opened.firstWorkspace;
+        say(`created workspace ${workspace.id} ("${workspace.name}") with API key:`);
+        process.stdout.write(`${apiKey}\n`);
         say("this key will not be shown again; keep it now (BRAIN_API_KEY, or `brain-mcp config set-key` reading it from stdin).");
       }
     }

@@ -14,6 +14,9 @@ export interface OpenServiceOptions extends ServiceOptions {
   random?: RandomBytes;
 }
 
+/** The workspace made on a store's first start, and its key (the plaintext exists only here). */
+export type FirstWorkspace = NonNullable<Awaited<ReturnType<AdminService["createFirstWorkspace"]>>>;
+
 const SILENT_LOG: ServiceLog = { debug() {}, info() {}, warn() {}, error() {} };
 
 /** The package version: src/version.ts when the build has one, else package.json's 0.1.0. */
@@ -27,9 +30,27 @@ async function packageVersion(): Promise<string> {
   }
 }
 
+/**
+ * openService, then, when the store holds no workspace, a workspace named `name` with a new key (the first start of
+ * `serve`). Of several processes starting together on an empty store exactly one makes it; the others get null.
+ */
+export async function openServiceWithFirstWorkspace(
+  options: OpenServiceOptions,
+  name: string,
+): Promise<{ service: MemoryService & AdminService; firstWorkspace: FirstWorkspace | null }> {
+  const service = await openService(options);
+  try {
+    return { service, firstWorkspace: await service.createFirstWorkspace(name) };
+  } catch (err) {
+    await service.close().catch(() => undefined);
+    throw err;
+  }
+}
+
 export async function openService(options: OpenServiceOptions): Promise<MemoryService & AdminService> {
   const env = options.env ?? process.env;
-  const store = await openStore({ dbPath: options.dbPath, databaseUrl: options.databaseUrl });
+  const log = options.log ?? SILENT_LOG;
+  const store = await openStore({ dbPath: options.dbPath, databaseUrl: options.databaseUrl }, { log });
   try {
     const models = options.models ?? (await loadModels(env));
     const service = createService({
@@ -38,7 +59,7 @@ export async function openService(options: OpenServiceOptions): Promise<MemorySe
       judge: models.judge,
       screenPii,
       env,
-      log: options.log ?? SILENT_LOG,
+      log,
       now: options.now ?? (() => new Date()),
       version: await packageVersion(),
       random: options.random,

@@ -2,7 +2,7 @@
 // retrieval, health, status, rate limiting and administration over one MemoryStore and the loaded models.
 import { RATE_LIMIT_BURST_DEFAULT, RATE_LIMIT_RPS_DEFAULT } from "../contract/limits.js";
 import type { StatusResponse, WorkspaceStatus } from "../contract/wire.js";
-import { diagnose } from "./health/index.js";
+import { healthCountsQuery, healthReport } from "./health/index.js";
 import { countDuplicatePairs } from "./health/duplicates.js";
 import { hashApiKey, keyPrefix, newApiKey, newKeyId, newMemoryId, newWorkspaceId, type RandomBytes } from "./ids.js";
 import type { Embedder, Judge } from "./models/types.js";
@@ -10,7 +10,7 @@ import { runWritePipeline } from "./pipeline/index.js";
 import type { PiiVerdict } from "./pipeline/pii-types.js";
 import { retrieveMemories } from "./retrieval/retrieve.js";
 import { VectorIndexes } from "./retrieval/vector-index.js";
-import type { MemoryStore } from "./store/types.js";
+import type { MemoryStore, NewWorkspace, StoredKey } from "./store/types.js";
 import { isoSeconds } from "./time.js";
 import type { AdminService, AuthContext, MemoryService, ServiceLog, Workspace } from "./types.js";
 
@@ -42,6 +42,23 @@ export function createService(deps: CoreDeps): MemoryService & AdminService {
   const rps = positiveNumber(deps.env.BRAIN_RATE_LIMIT_RPS, RATE_LIMIT_RPS_DEFAULT);
   const burst = positiveNumber(deps.env.BRAIN_RATE_LIMIT_BURST, RATE_LIMIT_BURST_DEFAULT);
   const nowMs = () => now().getTime();
+
+  const newWorkspace = (input: { name: string; plan?: string; billing_cycle?: string }, at: number): NewWorkspace => ({
+    id: newWorkspaceId(at, deps.random),
+    name: input.name,
+    plan: input.plan ?? DEFAULT_PLAN,
+    billing_cycle: input.billing_cycle ?? DEFAULT_BILLING_CYCLE,
+    status: "active" as WorkspaceStatus,
+    created_at: at,
+  });
+  /** Only the key's SHA-256 is stored. */
+  const newKey = (workspaceId: string, apiKey: string, at: number): StoredKey => ({
+    id: newKeyId(at, deps.random),
+    workspace_id: workspaceId,
+    key_hash: hashApiKey(apiKey),
+    prefix: keyPrefix(apiKey),
+    created_at: at,
+  });
 
   async function requireWorkspace(id: string): Promise<Workspace> {
     const ws = await store.getWorkspace(id);
@@ -79,11 +96,13 @@ export function createService(deps: CoreDeps): MemoryService & AdminService {
 
     async health(auth) {
       const workspaceId = auth.workspace.id;
-      const [memories, index] = await Promise.all([
-        store.listMemories(workspaceId),
+      const at = nowMs();
+      // Counted in the store: the memories themselves never leave it (1 s at 100,000 when they did).
+      const [counts, index] = await Promise.all([
+        store.healthCounts(workspaceId, healthCountsQuery(at)),
         indexes.refreshShared(workspaceId, (since) => store.vectorsSince(workspaceId, since)),
       ]);
-      return diagnose({ memories, duplicatePairs: countDuplicatePairs(index, embedder.dedupThreshold), nowMs: nowMs() });
+      return healthReport({ counts, duplicatePairs: countDuplicatePairs(index, embedder.dedupThreshold), nowMs: at });
     },
 
     async status(auth): Promise<StatusResponse> {
@@ -116,17 +135,19 @@ export function createService(deps: CoreDeps): MemoryService & AdminService {
     },
 
     async createWorkspace(input) {
-      const at = nowMs();
-      const workspace = {
-        id: newWorkspaceId(at, deps.random),
-        name: input.name,
-        plan: input.plan ?? DEFAULT_PLAN,
-        billing_cycle: input.billing_cycle ?? DEFAULT_BILLING_CYCLE,
-        status: "active" as WorkspaceStatus,
-        created_at: at,
-      };
+      const workspace = newWorkspace(input, nowMs());
       await store.insertWorkspace(workspace);
       return requireWorkspace(workspace.id);
+    },
+
+    async createFirstWorkspace(name) {
+      if ((await store.countWorkspaces()) > 0) return null; // every start but the first, without taking a lock
+      const at = nowMs();
+      const workspace = newWorkspace({ name }, at);
+      const apiKey = newApiKey(deps.random);
+      const key = newKey(workspace.id, apiKey, at);
+      if (!(await store.insertFirstWorkspace(workspace, key))) return null;
+      return { workspace: await requireWorkspace(workspace.id), keyId: key.id, apiKey, prefix: key.prefix };
     },
 
     async setWorkspaceStatus(workspaceId, status) {
@@ -148,11 +169,9 @@ export function createService(deps: CoreDeps): MemoryService & AdminService {
     async importKey(workspaceId, apiKey) {
       await requireWorkspace(workspaceId);
       if (!apiKey || /\s/.test(apiKey)) throw new Error("an API key is one word without spaces");
-      const at = nowMs();
-      const keyId = newKeyId(at, deps.random);
-      const prefix = keyPrefix(apiKey);
-      await store.insertKey({ id: keyId, workspace_id: workspaceId, key_hash: hashApiKey(apiKey), prefix, created_at: at });
-      return { keyId, prefix };
+      const key = newKey(workspaceId, apiKey, nowMs());
+      await store.insertKey(key);
+      return { keyId: key.id, prefix: key.prefix };
     },
 
     revokeKey(keyId) {

@@ -79,6 +79,11 @@ export interface AdminService {
   createWorkspace(input: { name: string; plan?: string; billing_cycle?: string }): Promise<Workspace>;
   setWorkspaceStatus(workspaceId: string, status: WorkspaceStatus): Promise<Workspace>;
   countWorkspaces(): Promise<number>;
+  /**
+   * On a store with no workspace, makes one named `name` with a key, in one step that several processes starting
+   * together on an empty store can race safely: exactly one gets it back, the others (and every later start) null.
+   */
+  createFirstWorkspace(name: string): Promise<{ workspace: Workspace; keyId: string; apiKey: string; prefix: string } | null>;
   /** Makes a new key; the plaintext is returned once and only its SHA-256 is kept. */
   createKey(workspaceId: string): Promise<{ keyId: string; apiKey: string; prefix: string }>;
   /** Registers an existing key (e.g. of an older prefix) for a workspace. */

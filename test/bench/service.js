@@ -10,7 +10,9 @@
 // Texts are Debian's fortunes, their sentences, lines and clauses (./corpus.js): real, varied and distinct.
 //
 // Usage: npm run build && node test/bench/service.js [--store sqlite|postgres] [--sizes 1000,10000,100000]
-//          [--retrieves 300] [--stores 200] [--database-url URL]
+//          [--retrieves 300] [--stores 200] [--database-url URL] [--health-only [--healths 10]]
+// --health-only: seed each size, then time only health through HTTP (the first call, which also builds the vector
+// index for the duplicate scan, then --healths more); no breakdown, retrieves or stores.
 import { parseArgs } from "node:util";
 import { loadavg } from "node:os";
 import { join } from "node:path";
@@ -27,6 +29,7 @@ import { WorkspaceIndex } from "../../dist/service/retrieval/vector-index.js";
 import { hybridScore } from "../../dist/service/retrieval/score.js";
 import { CANDIDATE_LIMIT, relevanceFloorFor } from "../../dist/service/retrieval/weights.js";
 import { newMemoryId } from "../../dist/service/ids.js";
+import { healthCountsQuery } from "../../dist/service/health/index.js";
 
 const { values } = parseArgs({
   options: {
@@ -35,8 +38,12 @@ const { values } = parseArgs({
     retrieves: { type: "string", default: "300" },
     stores: { type: "string", default: "200" },
     "database-url": { type: "string" },
+    "health-only": { type: "boolean", default: false },
+    healths: { type: "string", default: "10" },
   },
 });
+const healthOnly = values["health-only"];
+const nHealths = Number(values.healths);
 const sizes = values.sizes.split(",").map(Number);
 const nRetrieves = Number(values.retrieves);
 const nStores = Number(values.stores);
@@ -275,10 +282,43 @@ async function overHttp(size) {
   return out;
 }
 
+/** Health alone through HTTP: the first call (cold index for the duplicate scan), then nHealths warm ones. */
+async function healthOverHttp() {
+  service = await startService({ ...location, env: serveEnv, credentials });
+  const out = { load: load() };
+  [out.firstHealthMs] = await http("GET", "/v1/optimize/health");
+  const health = [];
+  let signals;
+  for (let i = 0; i < nHealths; i++) {
+    const [ms, json] = await http("GET", "/v1/optimize/health");
+    health.push(ms);
+    signals = json.signals;
+  }
+  Object.assign(out, { loadAfter: load(), health: stats(health), signals });
+  await service.stop();
+  return out;
+}
+
 const results = [];
 for (const size of sizes) {
   const seeded = await seedTo(size);
   console.log(`\n== ${size.toLocaleString("en-US")} memories (seeded ${seeded.seeded} in ${f1(seeded.seconds)} s) ==`);
+  if (healthOnly) {
+    // In process, the service stopped: what health read from the store before (every record) and now (SQL counts).
+    const listAll = [];
+    for (let i = 0; i < 3; i++) listAll.push((await timed(() => store.listMemories(workspaceId)))[0]);
+    const counts = [];
+    const query = healthCountsQuery(Date.now());
+    for (let i = 0; i < 10; i++) counts.push((await timed(() => store.healthCounts(workspaceId, query)))[0]);
+    console.log(`in process (load ${load()}): listMemories ${fmt(stats(listAll))}; healthCounts ${fmt(stats(counts))}`);
+    const h = await healthOverHttp();
+    console.log(`health through HTTP (load ${h.load} -> ${h.loadAfter}):`);
+    console.log(`  first health (builds the index): ${f1(h.firstHealthMs)} ms`);
+    console.log(`  health   ${fmt(h.health)}`);
+    console.log(`  signals  ${JSON.stringify(h.signals)}`);
+    results.push({ size, seeded, http: h });
+    continue;
+  }
   const b = await breakdown(size);
   console.log(`in-process breakdown (load ${b.load}):`);
   console.log(`  index build: fetch vectors from the store ${f1(b.indexFetchMs)} ms + quantize/apply ${f1(b.indexApplyMs)} ms`);

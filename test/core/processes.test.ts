@@ -1,48 +1,21 @@
 // Two processes on one SQLite file store the same fact at the same moment: one memory results.
-import { spawn, type ChildProcess } from "node:child_process";
 import { join, resolve } from "node:path";
-import { createInterface } from "node:readline";
-import { build } from "esbuild";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { openTestService, tempDir, workspaceOf } from "./support.js";
+import { childScripts, openTestService, tempDir, workspaceOf } from "./support.js";
 
 const tmp = tempDir();
-const children: ChildProcess[] = [];
-let childScript = "";
+let children: Awaited<ReturnType<typeof childScripts>>;
 
 beforeAll(async () => {
-  // The child is TypeScript; bundle it so plain node can run it (better-sqlite3 stays a runtime require).
-  childScript = join(tmp.dir, "child-store.mjs");
-  await build({
-    entryPoints: [resolve(import.meta.dirname, "child-store.ts")],
-    bundle: true,
-    platform: "node",
-    format: "esm",
-    target: "node20",
-    outfile: childScript,
-    external: ["better-sqlite3"],
-    logLevel: "silent",
-  });
+  children = await childScripts(resolve(import.meta.dirname, "child-store.ts"), tmp.dir);
 });
 
 afterAll(() => {
-  for (const child of children) if (child.exitCode === null) child.kill("SIGKILL");
+  children.stop();
   tmp.cleanup();
 });
 
-function startChild(dbPath: string, apiKey: string, text: string, times: number) {
-  const child = spawn(process.execPath, [childScript, dbPath, apiKey, text, String(times)], {
-    env: { ...process.env, NODE_PATH: resolve(import.meta.dirname, "../../node_modules") },
-    stdio: ["pipe", "pipe", "inherit"],
-  });
-  children.push(child);
-  const lines = createInterface({ input: child.stdout! });
-  const queue: string[] = [];
-  const waiters: ((line: string) => void)[] = [];
-  lines.on("line", (line) => (waiters.length ? waiters.shift()!(line) : queue.push(line)));
-  const nextLine = () => new Promise<string>((res) => (queue.length ? res(queue.shift()!) : waiters.push(res)));
-  return { child, nextLine };
-}
+const startChild = (dbPath: string, apiKey: string, text: string, times: number) => children.start(dbPath, apiKey, text, String(times));
 
 it("two processes storing the same text at the same moment on one file yield one memory", async () => {
   const dbPath = join(tmp.dir, "shared.db");

@@ -1,7 +1,9 @@
 // Test-only models and a service factory over a real SQLite file in a temp dir. Never imported by src.
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { spawn, type ChildProcess } from "node:child_process";
+import { basename, join, resolve } from "node:path";
+import { createInterface } from "node:readline";
 import type { Embedder, Judge } from "../../src/service/models/types.js";
 import { testEmbedder, testJudge } from "./models.js";
 import { openService } from "../../src/service/open.js";
@@ -49,4 +51,32 @@ export async function workspaceOf(service: MemoryService & AdminService, name = 
   const key = await service.createKey(ws.id);
   const auth = (await service.authenticate(key.apiKey))!;
   return { ws, key, auth };
+}
+
+/**
+ * Child processes running a TypeScript script (bundled into `dir` once, so plain node runs it; better-sqlite3 stays
+ * a runtime require), each read line by line. `stop()` kills any still running.
+ */
+export async function childScripts(entry: string, dir: string) {
+  const { build } = await import("esbuild");
+  const script = join(dir, basename(entry).replace(/\.ts$/, ".mjs"));
+  await build({ entryPoints: [entry], bundle: true, platform: "node", format: "esm", target: "node20", outfile: script, external: ["better-sqlite3"], logLevel: "silent" });
+  const children: ChildProcess[] = [];
+  return {
+    start(...args: string[]) {
+      const child = spawn(process.execPath, [script, ...args], {
+        env: { ...process.env, NODE_PATH: resolve(import.meta.dirname, "../../node_modules") },
+        stdio: ["pipe", "pipe", "inherit"],
+      });
+      children.push(child);
+      const queue: string[] = [];
+      const waiters: ((line: string) => void)[] = [];
+      createInterface({ input: child.stdout! }).on("line", (line) => (waiters.length ? waiters.shift()!(line) : queue.push(line)));
+      const nextLine = () => new Promise<string>((res) => (queue.length ? res(queue.shift()!) : waiters.push(res)));
+      return { child, nextLine };
+    },
+    stop() {
+      for (const child of children) if (child.exitCode === null) child.kill("SIGKILL");
+    },
+  };
 }

@@ -3,7 +3,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import pg from "pg";
 import { openPostgresStore, type PostgresStore } from "../../src/service/store/postgres.js";
 import type { NewMemory } from "../../src/service/store/types.js";
-import { ServiceError } from "../../src/service/types.js";
+import { countHealthSignals, healthCountsQuery } from "../../src/service/health/index.js";
+import { ServiceError, type ServiceLog } from "../../src/service/types.js";
+import { EXPECTED_COUNTS, HEALTH_NOW, seedHealthWorkspace } from "../core/health-fixture.js";
 import { canStartPostgres, startPostgres, type PgCluster } from "../support/pg.js";
 
 const T0 = Date.UTC(2025, 0, 1);
@@ -199,10 +201,60 @@ describe.skipIf(!canStartPostgres())("the PostgreSQL store", () => {
     expect((await b.takeRateToken("key_other", 1, 10, T0)).allowed).toBe(true);
   });
 
+  it("makes the first workspace exactly once when three processes race on an empty database", async () => {
+    const fresh = await cluster.createDatabase();
+    const stores = await Promise.all([openPostgresStore(fresh), openPostgresStore(fresh), openPostgresStore(fresh)]);
+    try {
+      const made = await Promise.all(
+        stores.map((s, i) =>
+          s.insertFirstWorkspace(
+            { id: `ws_first_${i}`, name: "default", plan: "free", billing_cycle: "monthly", status: "active", created_at: T0 },
+            { id: `key_first_${i}`, workspace_id: `ws_first_${i}`, key_hash: `hash_first_${i}`, prefix: "svc_ws_abcd", created_at: T0 },
+          ),
+        ),
+      );
+      expect(made.filter(Boolean)).toHaveLength(1);
+      const winner = made.indexOf(true);
+      expect(await stores[0]!.countWorkspaces()).toBe(1);
+      expect((await stores[1]!.findKeyByHash(`hash_first_${winner}`))?.workspace.id).toBe(`ws_first_${winner}`);
+      // Once there is a workspace, no later start makes another.
+      expect(
+        await stores[2]!.insertFirstWorkspace(
+          { id: "ws_late", name: "default", plan: "free", billing_cycle: "monthly", status: "active", created_at: T0 },
+          { id: "key_late", workspace_id: "ws_late", key_hash: "hash_late", prefix: "svc_ws_abcd", created_at: T0 },
+        ),
+      ).toBe(false);
+      expect(await stores[2]!.findKeyByHash("hash_late")).toBeNull();
+    } finally {
+      await Promise.all(stores.map((s) => s.close()));
+    }
+  });
+
+  it("counts health's signals in SQL as counting the records does, with characters as code points", async () => {
+    await newWorkspace(a, "ws_health");
+    await newWorkspace(a, "ws_health2");
+    await seedHealthWorkspace(a, "ws_health");
+    await seedHealthWorkspace(b, "ws_health2");
+    const query = healthCountsQuery(HEALTH_NOW);
+    expect(await b.healthCounts("ws_health", query)).toEqual(EXPECTED_COUNTS);
+    expect(countHealthSignals(await a.listMemories("ws_health"), query)).toEqual(EXPECTED_COUNTS);
+    expect(await a.healthCounts("ws_nothing", query)).toEqual({ total: 0, expired: 0, untouched: 0, overlong: 0, neverRetrieved: 0 });
+  });
+
   it("answers store_unavailable while the database is down and recovers by itself when it is back", async () => {
     await newWorkspace(a, "ws_down");
     expect(await a.ping()).toBe(true);
+    // A store given a log and a URL with a password: it says the database went away and came back, never the password.
+    const lines: string[] = [];
+    const capture = (level: string) => (msg: string, fields?: Record<string, unknown>) =>
+      lines.push(JSON.stringify({ level, msg, ...fields }));
+    const log: ServiceLog = { debug: capture("debug"), info: capture("info"), warn: capture("warn"), error: capture("error") };
+    const withPassword = new URL(url);
+    withPassword.password = "Pw-store-s3cret";
+    const c = await openPostgresStore(withPassword.toString(), { log });
+    expect(await c.ping()).toBe(true);
     await cluster.kill();
+    expect(await c.ping()).toBe(false);
     expect(await a.ping()).toBe(false);
     const failures = await Promise.allSettled([
       a.countMemories("ws_down"),
@@ -218,6 +270,12 @@ describe.skipIf(!canStartPostgres())("the PostgreSQL store", () => {
     expect(await a.ping()).toBe(true);
     await b.writeInWorkspace("ws_down", (tx) => tx.insertMemory(memory("mem_up", "ws_down", "kept")));
     expect(await a.countMemories("ws_down")).toBe(1);
+    expect(await c.ping()).toBe(true);
+    await c.close();
+    const levels = lines.map((l) => JSON.parse(l) as { level: string; msg: string });
+    expect(levels.filter((l) => l.level === "warn" && /postgres unreachable/.test(l.msg))).toHaveLength(1);
+    expect(levels.at(-1)).toMatchObject({ level: "info", msg: "postgres reachable again" });
+    expect(lines.join("\n")).not.toContain("Pw-store-s3cret");
   });
 
   it("survives a fast restart of the database with connections open in both pools", async () => {

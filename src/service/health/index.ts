@@ -1,11 +1,12 @@
 // The workspace health diagnostic (DESIGN.md "Health"): signals, a quality score, and recommendations a person can
 // act on.
 import type { HealthResponse, HealthSignals, Recommendation } from "../../contract/wire.js";
-import type { MemoryRecord } from "../store/types.js";
+import type { HealthCounts, HealthCountsQuery, MemoryRecord } from "../store/types.js";
 import { DAY_MS, isoSeconds } from "../time.js";
 
 export const STALE_AFTER_DAYS = 90;
 export const NEVER_RETRIEVED_AFTER_DAYS = 7;
+/** In characters = Unicode code points (an emoji is one), as both stores count them (SQLite length(), PG char_length()). */
 export const OVERLONG_CHARS = 1_000;
 
 /**
@@ -23,18 +24,43 @@ export interface HealthFacts {
 
 const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
 
-export function diagnose({ memories, duplicatePairs, nowMs }: HealthFacts): HealthResponse {
-  let expired = 0;
-  let untouched = 0;
-  let overlong = 0;
-  let neverRetrieved = 0;
+/** What the store counts for health at `nowMs`. */
+export function healthCountsQuery(nowMs: number): HealthCountsQuery {
+  return {
+    nowMs,
+    untouchedBeforeMs: nowMs - STALE_AFTER_DAYS * DAY_MS,
+    neverRetrievedBeforeMs: nowMs - NEVER_RETRIEVED_AFTER_DAYS * DAY_MS,
+    overlongChars: OVERLONG_CHARS,
+  };
+}
+
+/** Characters as the stores count them: code points, not UTF-16 units. */
+export function characterCount(text: string): number {
+  let n = 0;
+  for (const _ of text) n++;
+  return n;
+}
+
+/** The store's healthCounts over records in memory: the reference its SQL must agree with. */
+export function countHealthSignals(memories: readonly MemoryRecord[], query: HealthCountsQuery): HealthCounts {
+  const counts: HealthCounts = { total: memories.length, expired: 0, untouched: 0, overlong: 0, neverRetrieved: 0 };
   for (const m of memories) {
-    if (m.temporal_type === "time_bound" && m.valid_until !== null && m.valid_until < nowMs) expired++;
-    else if ((m.last_accessed_at ?? m.created_at) < nowMs - STALE_AFTER_DAYS * DAY_MS) untouched++;
-    if (m.text.length > OVERLONG_CHARS) overlong++;
-    if (m.access_count === 0 && m.created_at < nowMs - NEVER_RETRIEVED_AFTER_DAYS * DAY_MS) neverRetrieved++;
+    if (m.temporal_type === "time_bound" && m.valid_until !== null && m.valid_until < query.nowMs) counts.expired++;
+    else if ((m.last_accessed_at ?? m.created_at) < query.untouchedBeforeMs) counts.untouched++;
+    // UTF-16 length bounds the code points from above: most texts need no counting.
+    if (m.text.length > query.overlongChars && characterCount(m.text) > query.overlongChars) counts.overlong++;
+    if (m.access_count === 0 && m.created_at < query.neverRetrievedBeforeMs) counts.neverRetrieved++;
   }
-  const total = memories.length;
+  return counts;
+}
+
+export function diagnose({ memories, duplicatePairs, nowMs }: HealthFacts): HealthResponse {
+  return healthReport({ counts: countHealthSignals(memories, healthCountsQuery(nowMs)), duplicatePairs, nowMs });
+}
+
+/** The health response from the store's counts and the duplicate pairs: pure, so every store answers alike. */
+export function healthReport({ counts, duplicatePairs, nowMs }: { counts: HealthCounts; duplicatePairs: number; nowMs: number }): HealthResponse {
+  const { expired, untouched, overlong, neverRetrieved, total } = counts;
   const stale = expired + untouched;
 
   const recommendations: Recommendation[] = [];

@@ -1,4 +1,5 @@
 // Picks the store: PostgreSQL when a database URL is given (it wins), else the SQLite file.
+import type { ServiceLog } from "../types.js";
 import type { MemoryStore } from "./types.js";
 
 export interface StoreLocation {
@@ -6,14 +7,15 @@ export interface StoreLocation {
   databaseUrl?: string;
 }
 
-export async function openStore(location: StoreLocation): Promise<MemoryStore> {
+/** `log` hears the PostgreSQL store's warnings (connection lost, unreachable, back); SQLite has none to give. */
+export async function openStore(location: StoreLocation, opts: { log?: ServiceLog } = {}): Promise<MemoryStore> {
   if (location.databaseUrl) {
     // Loaded only when asked for: the pg driver is an optional dependency.
     const modulePath = "./postgres.js";
     const { openPostgresStore } = (await import(modulePath)) as {
-      openPostgresStore: (databaseUrl: string) => Promise<MemoryStore>;
+      openPostgresStore: (databaseUrl: string, opts: { log?: ServiceLog }) => Promise<MemoryStore>;
     };
-    return openPostgresStore(location.databaseUrl);
+    return openPostgresStore(location.databaseUrl, { log: opts.log });
   }
   if (!location.dbPath) throw new Error("No store given: set a SQLite path (--db / BRAIN_DB) or BRAIN_DATABASE_URL.");
   const { openSqliteStore } = await import("./sqlite.js");

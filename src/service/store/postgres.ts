@@ -6,11 +6,14 @@ import type { Pool, PoolClient, PoolConfig, QueryResultRow } from "pg";
 import type { WorkspaceStatus } from "../../contract/wire.js";
 import type { RateDecision, ServiceLog, Workspace } from "../types.js";
 import type {
+  HealthCounts,
+  HealthCountsQuery,
   IdempotencyRecord,
   MemoryPatch,
   MemoryRecord,
   MemoryStore,
   NewMemory,
+  NewWorkspace,
   StoredKey,
   UsageKind,
   VectorRecord,
@@ -18,6 +21,7 @@ import type {
 } from "./types.js";
 import { toMemory, toWorkspace, type MemoryRow, type WorkspaceRow } from "./rows.js";
 import { migrate } from "./postgres/schema.js";
+import { redactingLog } from "./postgres/redacting-log.js";
 import { asStoreError, isStoreUnavailable } from "./postgres/unavailable.js";
 
 export interface PostgresStoreOptions {
@@ -25,6 +29,7 @@ export interface PostgresStoreOptions {
   poolSize?: number;
   /** How long to wait for a connection before answering store_unavailable (ms, default 5,000). */
   connectTimeoutMs?: number;
+  /** Where the store says that the database went away and came back (the password never reaches it). */
   log?: ServiceLog;
 }
 
@@ -52,9 +57,10 @@ export async function openPostgresStore(databaseUrl: string, opts: PostgresStore
     },
   };
   const pool = new pg.Pool(config);
+  const log = opts.log && redactingLog(opts.log, databaseUrl);
   // An idle connection cut by a database restart must not crash the process; the pool replaces it.
-  pool.on("error", (err) => opts.log?.warn("postgres connection lost", { code: (err as { code?: string }).code }));
-  const store = new PostgresStore(pool, opts.log);
+  pool.on("error", (err) => log?.warn("postgres connection lost", failure(err)));
+  const store = new PostgresStore(pool, log);
   try {
     await store.migrate();
   } catch (err) {
@@ -62,6 +68,11 @@ export async function openPostgresStore(databaseUrl: string, opts: PostgresStore
     throw asStoreError(err);
   }
   return store;
+}
+
+/** What a log line says about a driver failure: its code and message, never SQL or parameters. */
+function failure(err: unknown): Record<string, unknown> {
+  return { code: (err as { code?: unknown }).code, error: err instanceof Error ? err.message : String(err) };
 }
 
 function poolSizeFromUrl(databaseUrl: string): number | undefined {
@@ -76,6 +87,11 @@ function poolSizeFromUrl(databaseUrl: string): number | undefined {
 
 /** Each workspace's writes serialize on this lock; a 64-bit hash of a namespaced id keeps it apart from others'. */
 const WORKSPACE_LOCK_SQL = "SELECT pg_advisory_xact_lock(hashtextextended('brain-mcp:ws:' || $1, 0))";
+/** Serializes "create the first workspace when there is none" across processes. */
+const FIRST_WORKSPACE_LOCK_SQL = "SELECT pg_advisory_xact_lock(hashtextextended('brain-mcp:first-workspace', 0))";
+
+/** A time-bound memory past its end, for health ($2 = now). */
+const EXPIRED = "temporal_type = 'time_bound' AND valid_until IS NOT NULL AND valid_until < $2";
 
 const MEMORY_COLUMNS =
   "id, workspace_id, text, meta, embedder_id, importance, temporal_type, valid_until, categories, " +
@@ -124,6 +140,27 @@ async function getIdempotency(
   return row
     ? { workspace_id: workspaceId, key, request_hash: row.request_hash, response: JSON.parse(row.response), created_at: row.created_at }
     : null;
+}
+
+async function insertWorkspace(db: Queryable, w: NewWorkspace): Promise<void> {
+  await db.query("INSERT INTO workspaces (id, name, plan, billing_cycle, status, created_at) VALUES ($1, $2, $3, $4, $5, $6)", [
+    w.id,
+    w.name,
+    w.plan,
+    w.billing_cycle,
+    w.status,
+    w.created_at,
+  ]);
+}
+
+async function insertKey(db: Queryable, key: StoredKey): Promise<void> {
+  await db.query("INSERT INTO api_keys (id, workspace_id, key_hash, prefix, created_at) VALUES ($1, $2, $3, $4, $5)", [
+    key.id,
+    key.workspace_id,
+    key.key_hash,
+    key.prefix,
+    key.created_at,
+  ]);
 }
 
 async function recordUsage(db: Queryable, workspaceId: string, kind: UsageKind, memoryId: string | null, nowMs: number) {
@@ -232,6 +269,8 @@ class PostgresWorkspaceTx implements WorkspaceTx {
 export class PostgresStore implements MemoryStore {
   readonly dialect = "postgres" as const;
   private closed = false;
+  /** Set by the first failed statement of an outage, so the outage is logged once, and its end once. */
+  private unavailable = false;
 
   constructor(
     private readonly pool: Pool,
@@ -256,25 +295,47 @@ export class PostgresStore implements MemoryStore {
   /** One statement on any pooled connection; connection failures become store_unavailable. */
   private async q<R extends QueryResultRow>(sql: string, params: unknown[] = []): Promise<{ rows: R[]; rowCount: number | null }> {
     try {
-      return await this.pool.query<R>(sql, params);
+      const result = await this.pool.query<R>(sql, params);
+      this.reachable();
+      return result;
     } catch (err) {
-      throw asStoreError(err);
+      throw this.failed(err);
     }
+  }
+
+  /** Maps a failure to what the caller throws; the first one of an outage is logged. */
+  private failed(err: unknown): unknown {
+    if (isStoreUnavailable(err) && !this.unavailable && !this.closed) {
+      this.unavailable = true;
+      this.log?.warn("postgres unreachable; answering store_unavailable until it is back", failure(err));
+    }
+    return asStoreError(err);
+  }
+
+  private reachable(): void {
+    if (!this.unavailable) return;
+    this.unavailable = false;
+    this.log?.info("postgres reachable again");
   }
 
   private readonly db: Queryable = { query: (sql, params) => this.q(sql, params) };
 
   // Workspaces
 
-  async insertWorkspace(w: { id: string; name: string; plan: string; billing_cycle: string; status: WorkspaceStatus; created_at: number }) {
-    await this.q("INSERT INTO workspaces (id, name, plan, billing_cycle, status, created_at) VALUES ($1, $2, $3, $4, $5, $6)", [
-      w.id,
-      w.name,
-      w.plan,
-      w.billing_cycle,
-      w.status,
-      w.created_at,
-    ]);
+  async insertWorkspace(w: NewWorkspace) {
+    await insertWorkspace(this.db, w);
+  }
+
+  async insertFirstWorkspace(w: NewWorkspace, key: StoredKey): Promise<boolean> {
+    return this.transaction(async (client) => {
+      // Every process starting on an empty database queues here; the count then sees what the winner committed.
+      await client.query(FIRST_WORKSPACE_LOCK_SQL);
+      const { rows } = await client.query<{ any: boolean }>("SELECT EXISTS (SELECT 1 FROM workspaces) AS any");
+      if (rows[0]!.any) return false;
+      await insertWorkspace(client, w);
+      await insertKey(client, key);
+      return true;
+    });
   }
 
   async getWorkspace(id: string): Promise<Workspace | null> {
@@ -295,13 +356,7 @@ export class PostgresStore implements MemoryStore {
   // Keys
 
   async insertKey(key: StoredKey): Promise<void> {
-    await this.q("INSERT INTO api_keys (id, workspace_id, key_hash, prefix, created_at) VALUES ($1, $2, $3, $4, $5)", [
-      key.id,
-      key.workspace_id,
-      key.key_hash,
-      key.prefix,
-      key.created_at,
-    ]);
+    await insertKey(this.db, key);
   }
 
   async findKeyByHash(keyHash: string): Promise<{ keyId: string; prefix: string; workspace: Workspace } | null> {
@@ -348,6 +403,20 @@ export class PostgresStore implements MemoryStore {
     return rows[0]!.n;
   }
 
+  async healthCounts(workspaceId: string, query: HealthCountsQuery): Promise<HealthCounts> {
+    // char_length counts code points (in a UTF8 database), as SQLite's length() counts characters.
+    const { rows } = await this.q<HealthCounts>(
+      `SELECT count(*) AS total,
+              count(*) FILTER (WHERE ${EXPIRED}) AS expired,
+              count(*) FILTER (WHERE NOT (${EXPIRED}) AND coalesce(last_accessed_at, created_at) < $3) AS untouched,
+              count(*) FILTER (WHERE char_length(text) > $5) AS overlong,
+              count(*) FILTER (WHERE access_count = 0 AND created_at < $4) AS "neverRetrieved"
+         FROM memories WHERE workspace_id = $1`,
+      [workspaceId, query.nowMs, query.untouchedBeforeMs, query.neverRetrievedBeforeMs, query.overlongChars],
+    );
+    return rows[0]!;
+  }
+
   async touchMemories(workspaceId: string, ids: readonly string[], nowMs: number): Promise<void> {
     if (ids.length === 0) return;
     await this.q(
@@ -371,12 +440,20 @@ export class PostgresStore implements MemoryStore {
     return rows.map(toMemory);
   }
 
-  async writeInWorkspace<T>(workspaceId: string, fn: (tx: WorkspaceTx) => Promise<T>): Promise<T> {
+  writeInWorkspace<T>(workspaceId: string, fn: (tx: WorkspaceTx) => Promise<T>): Promise<T> {
+    return this.transaction(async (client) => {
+      await client.query(WORKSPACE_LOCK_SQL, [workspaceId]);
+      return fn(new PostgresWorkspaceTx(workspaceId, client));
+    });
+  }
+
+  /** Runs `fn` in one transaction on one connection: commits when it resolves, rolls back when it throws. */
+  private async transaction<T>(fn: (client: PoolClient) => Promise<T>): Promise<T> {
     let client: PoolClient;
     try {
       client = await this.pool.connect();
     } catch (err) {
-      throw asStoreError(err);
+      throw this.failed(err);
     }
     // A checked-out connection has no pool listener: without ours, a server restart would crash the process.
     let broken: Error | undefined;
@@ -384,14 +461,14 @@ export class PostgresStore implements MemoryStore {
     client.on("error", onError);
     try {
       await client.query("BEGIN");
-      await client.query(WORKSPACE_LOCK_SQL, [workspaceId]);
-      const result = await fn(new PostgresWorkspaceTx(workspaceId, client));
+      const result = await fn(client);
       await client.query("COMMIT");
+      this.reachable();
       return result;
     } catch (err) {
       if (isStoreUnavailable(err)) broken ??= err as Error;
       else await client.query("ROLLBACK").catch((e: Error) => (broken ??= e));
-      throw asStoreError(err);
+      throw this.failed(err);
     } finally {
       client.off("error", onError);
       client.release(broken); // a broken connection is destroyed, not returned to the pool
@@ -454,8 +531,10 @@ export class PostgresStore implements MemoryStore {
         [Date.now()],
       );
       await this.pool.query("SELECT at FROM store_probe WHERE id = 1");
+      this.reachable();
       return true;
-    } catch {
+    } catch (err) {
+      this.failed(err);
       return false;
     }
   }

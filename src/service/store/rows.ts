@@ -1,8 +1,7 @@
 // The row shapes both stores read (SQLite and PostgreSQL keep the same columns), and their records.
-import type { WorkspaceStatus } from "../../contract/wire.js";
 import { isoSeconds } from "../time.js";
 import type { Workspace } from "../types.js";
-import type { MemoryRecord } from "./types.js";
+import type { MemoryRecord, NewWorkspace } from "./types.js";
 
 export interface MemoryRow {
   id: string;
@@ -21,14 +20,8 @@ export interface MemoryRow {
   rev: number;
 }
 
-export interface WorkspaceRow {
-  id: string;
-  name: string;
-  plan: string;
-  billing_cycle: string;
-  status: WorkspaceStatus;
-  created_at: number;
-}
+/** A workspaces row: the columns as written. */
+export type WorkspaceRow = NewWorkspace;
 
 export function toMemory(row: MemoryRow): MemoryRecord {
   return {

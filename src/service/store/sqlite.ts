@@ -8,6 +8,7 @@ import { dirname } from "node:path";
 import type BetterSqlite3 from "better-sqlite3";
 import { ServiceError, type RateDecision, type Workspace } from "../types.js";
 import type {
+  HealthCounts,
   IdempotencyRecord,
   MemoryPatch,
   MemoryRecord,
@@ -95,6 +96,9 @@ const MEMORY_COLUMNS =
   "id, workspace_id, text, meta, embedder_id, importance, temporal_type, valid_until, categories, created_at, " +
   "updated_at, last_accessed_at, access_count, rev";
 
+/** A time-bound memory past its end, for health (`@nowMs`). */
+const EXPIRED = "temporal_type = 'time_bound' AND valid_until IS NOT NULL AND valid_until < @nowMs";
+
 export function vectorToBytes(vector: Float32Array): Buffer {
   return Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength);
 }
@@ -108,6 +112,13 @@ export function bytesToVector(bytes: Uint8Array): Float32Array {
 }
 
 
+
+/** Another process held the write lock for longer than busy_timeout: a retryable 503, not a crash. */
+function asBusyError(err: unknown): unknown {
+  return (err as { code?: string }).code?.startsWith("SQLITE_BUSY")
+    ? new ServiceError("store_unavailable", "The memory store is busy; retry in a moment.")
+    : err;
+}
 
 function loadDriver(): typeof BetterSqlite3 {
   const require = createRequire(import.meta.url);
@@ -165,6 +176,15 @@ export function openSqliteStore(path: string): MemoryStore {
     getMemory: db.prepare(`SELECT ${MEMORY_COLUMNS} FROM memories WHERE id = ? AND +workspace_id = ?`),
     listMemories: db.prepare(`SELECT ${MEMORY_COLUMNS} FROM memories WHERE workspace_id = ? ORDER BY rev`),
     countMemories: db.prepare("SELECT count(*) AS n FROM memories WHERE workspace_id = ?"),
+    // length() counts characters (code points) of TEXT, as PostgreSQL's char_length() does.
+    healthCounts: db.prepare(
+      `SELECT count(*) AS total,
+              count(*) FILTER (WHERE ${EXPIRED}) AS expired,
+              count(*) FILTER (WHERE NOT (${EXPIRED}) AND coalesce(last_accessed_at, created_at) < @untouchedBeforeMs) AS untouched,
+              count(*) FILTER (WHERE length(text) > @overlongChars) AS overlong,
+              count(*) FILTER (WHERE access_count = 0 AND created_at < @neverRetrievedBeforeMs) AS neverRetrieved
+         FROM memories WHERE workspace_id = @workspaceId`,
+    ),
     maxRev: db.prepare("SELECT coalesce(max(rev), 0) AS rev FROM memories WHERE workspace_id = ?"),
     insertMemory: db.prepare(
       "INSERT INTO memories (id, workspace_id, text, meta, embedder_id, importance, temporal_type, valid_until, " +
@@ -269,11 +289,7 @@ export function openSqliteStore(path: string): MemoryStore {
     try {
       db.exec("BEGIN IMMEDIATE");
     } catch (err) {
-      // Another process held the write lock for longer than busy_timeout: a retryable 503, not a crash.
-      if ((err as { code?: string }).code?.startsWith("SQLITE_BUSY")) {
-        throw new ServiceError("store_unavailable", "The memory store is busy; retry in a moment.");
-      }
-      throw err;
+      throw asBusyError(err);
     }
     try {
       const result = await fn(txFor(workspaceId));
@@ -302,6 +318,22 @@ export function openSqliteStore(path: string): MemoryStore {
     async countWorkspaces() {
       return (q.countWorkspaces.get() as { n: number }).n;
     },
+    async insertFirstWorkspace(w, key) {
+      // IMMEDIATE takes the file's write lock before the count, so two processes cannot both see none.
+      const insertIfNone = db.transaction(() => {
+        if ((q.countWorkspaces.get() as { n: number }).n > 0) return false;
+        q.insertWorkspace.run(w);
+        q.insertKey.run(key);
+        return true;
+      });
+      return serialize(async () => {
+        try {
+          return insertIfNone.immediate();
+        } catch (err) {
+          throw asBusyError(err);
+        }
+      });
+    },
 
     async insertKey(key: StoredKey) {
       q.insertKey.run(key);
@@ -326,6 +358,9 @@ export function openSqliteStore(path: string): MemoryStore {
     },
     async countMemories(workspaceId) {
       return (q.countMemories.get(workspaceId) as { n: number }).n;
+    },
+    async healthCounts(workspaceId, query) {
+      return q.healthCounts.get({ workspaceId, ...query }) as HealthCounts;
     },
     async touchMemories(workspaceId, ids, nowMs) {
       if (ids.length === 0) return;

@@ -11,7 +11,7 @@
 //   `rev > cachedMax`; because revs are assigned under the lock and committed in order, no row is ever missed.
 //   Access statistics (touchMemories) do NOT bump rev.
 // - Implementations: `openSqliteStore(path): MemoryStore` (./sqlite.ts) and
-//   `openPostgresStore(databaseUrl: string): Promise<MemoryStore>` (./postgres.ts, loaded by ./open-store.ts).
+//   `openPostgresStore(databaseUrl: string, { log }): Promise<MemoryStore>` (./postgres.ts, loaded by ./open-store.ts).
 // - Workspace ids, key ids and memory ids are made by the core (`ws_…`, `key_…`, `mem_…`); the store keeps them.
 import type { TemporalType, WorkspaceStatus } from "../../contract/wire.js";
 import type { RateDecision, Workspace } from "../types.js";
@@ -92,6 +92,36 @@ export interface IdempotencyRecord {
 
 export type UsageKind = "write" | "read";
 
+export interface NewWorkspace {
+  id: string;
+  name: string;
+  plan: string;
+  billing_cycle: string;
+  status: WorkspaceStatus;
+  created_at: number;
+}
+
+/** What health counts for a workspace at `nowMs`; the thresholds are health's own (./health/index.ts). */
+export interface HealthCountsQuery {
+  nowMs: number;
+  /** Not accessed (or, never accessed, created) before this: untouched. */
+  untouchedBeforeMs: number;
+  /** Never retrieved and created before this. */
+  neverRetrievedBeforeMs: number;
+  /** Over this many characters (Unicode code points, in both stores): overlong. */
+  overlongChars: number;
+}
+
+export interface HealthCounts {
+  total: number;
+  /** Time-bound memories past valid_until. */
+  expired: number;
+  /** Not expired, and untouched since `untouchedBeforeMs`. */
+  untouched: number;
+  overlong: number;
+  neverRetrieved: number;
+}
+
 /** Operations that run under one workspace's write lock, inside one transaction. */
 export interface WorkspaceTx {
   readonly workspaceId: string;
@@ -112,7 +142,13 @@ export interface MemoryStore {
   readonly dialect: "sqlite" | "postgres";
 
   // Workspaces
-  insertWorkspace(workspace: { id: string; name: string; plan: string; billing_cycle: string; status: WorkspaceStatus; created_at: number }): Promise<void>;
+  insertWorkspace(workspace: NewWorkspace): Promise<void>;
+  /**
+   * Inserts the workspace and its key in one transaction only when the store holds no workspace at all, serialized
+   * across processes (SQLite `BEGIN IMMEDIATE`, PostgreSQL an advisory lock): of several processes starting on an
+   * empty store, exactly one gets true. False, and nothing written, when a workspace exists.
+   */
+  insertFirstWorkspace(workspace: NewWorkspace, key: StoredKey): Promise<boolean>;
   getWorkspace(id: string): Promise<Workspace | null>;
   /** Returns the updated workspace, or null when it does not exist. */
   setWorkspaceStatus(id: string, status: WorkspaceStatus): Promise<Workspace | null>;
@@ -130,8 +166,10 @@ export interface MemoryStore {
   vectorsSince(workspaceId: string, sinceRev: number): Promise<VectorRecord[]>;
   /** The records with these ids in this workspace (any order; unknown ids skipped). */
   getMemories(workspaceId: string, ids: readonly string[]): Promise<MemoryRecord[]>;
-  /** Every memory of the workspace without vectors (health; bounded by the workspace's size). */
+  /** Every memory of the workspace without vectors (tools and tests; health counts in the store instead). */
   listMemories(workspaceId: string): Promise<MemoryRecord[]>;
+  /** Health's signals counted in the database, in one pass over the workspace's rows (no text leaves the store). */
+  healthCounts(workspaceId: string, query: HealthCountsQuery): Promise<HealthCounts>;
   countMemories(workspaceId: string): Promise<number>;
   /** access_count + 1 and last_accessed_at = nowMs for these ids, in one statement. Does not bump rev. */
   touchMemories(workspaceId: string, ids: readonly string[], nowMs: number): Promise<void>;

@@ -1,0 +1,97 @@
+// Health's signals counted by the SQLite store in SQL: the same numbers as counting the records in JavaScript, every
+// threshold edge on its documented side, characters counted as code points, and the same response as before.
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { countHealthSignals, diagnose, healthCountsQuery, healthReport } from "../../src/service/health/index.js";
+import { openSqliteStore } from "../../src/service/store/sqlite.js";
+import { EXPECTED_COUNTS, HEALTH_NOW, seedHealthWorkspace } from "./health-fixture.js";
+import { openTestService, pinnedClock, tempDir, workspaceOf } from "./support.js";
+
+const tmp = tempDir();
+afterAll(() => tmp.cleanup());
+
+const workspace = (id: string) => ({ id, name: id, plan: "free", billing_cycle: "monthly", status: "active" as const, created_at: HEALTH_NOW });
+
+describe("health counts in the SQLite store", () => {
+  it("counts stale, overlong and never-retrieved memories on the right side of every threshold, per workspace", async () => {
+    const store = openSqliteStore(join(tmp.dir, "counts.db"));
+    await store.insertWorkspace(workspace("ws_a"));
+    await store.insertWorkspace(workspace("ws_b"));
+    await store.insertWorkspace(workspace("ws_empty"));
+    await seedHealthWorkspace(store, "ws_a");
+    await seedHealthWorkspace(store, "ws_b");
+    const query = healthCountsQuery(HEALTH_NOW);
+
+    expect(await store.healthCounts("ws_a", query)).toEqual(EXPECTED_COUNTS);
+    expect(countHealthSignals(await store.listMemories("ws_a"), query)).toEqual(EXPECTED_COUNTS);
+    expect(await store.healthCounts("ws_empty", query)).toEqual({ total: 0, expired: 0, untouched: 0, overlong: 0, neverRetrieved: 0 });
+    await store.close();
+  });
+
+  it("a text of 1,000 characters with an emoji (1,001 UTF-16 units) is not overlong; 1,001 characters is", async () => {
+    const store = openSqliteStore(join(tmp.dir, "emoji.db"));
+    await store.insertWorkspace(workspace("ws_e"));
+    await seedHealthWorkspace(store, "ws_e");
+    const overlong = (await store.listMemories("ws_e"))
+      .filter((m) => countHealthSignals([m], healthCountsQuery(HEALTH_NOW)).overlong === 1)
+      .map((m) => m.id.replace(/_ws_e$/, ""))
+      .sort();
+    expect(overlong).toEqual(["mem_1001", "mem_accents_1001", "mem_emoji_1001"]);
+    expect((await store.healthCounts("ws_e", healthCountsQuery(HEALTH_NOW))).overlong).toBe(3);
+    await store.close();
+  });
+
+  it("the service's health answer is byte for byte what diagnose gives over the same records", async () => {
+    const dbPath = join(tmp.dir, "service.db");
+    const service = await openTestService(dbPath, { clock: pinnedClock(new Date(HEALTH_NOW).toISOString()) });
+    const { ws, auth } = await workspaceOf(service);
+    const store = openSqliteStore(dbPath);
+    await seedHealthWorkspace(store, ws.id);
+
+    const health = await service.health(auth);
+    const fromRecords = diagnose({
+      memories: await store.listMemories(ws.id),
+      duplicatePairs: health.signals.duplicate_memories,
+      nowMs: HEALTH_NOW,
+    });
+    expect(JSON.stringify(health)).toBe(JSON.stringify(fromRecords));
+    expect(health.signals).toEqual({
+      total_memories: 15,
+      stale_memories: 4,
+      duplicate_memories: 0,
+      overlong_memories: 3,
+      never_retrieved_memories: 3,
+      open_recommendations: 3,
+    });
+    expect(health.recommendations[0]!.message).toContain("4 memories are stale: 2 expired, 2 untouched for 90 days");
+    await store.close();
+    await service.close();
+  });
+
+  it("healthReport turns counts into the documented response: recommendations in order, score to one decimal", () => {
+    const report = healthReport({
+      counts: { total: 10, expired: 1, untouched: 2, overlong: 1, neverRetrieved: 4 },
+      duplicatePairs: 1,
+      nowMs: HEALTH_NOW,
+    });
+    // 100 × (1 − (0.35·3/10 + 0.30·2/10 + 0.20·4/10 + 0.15·1/10)) = 74.0
+    expect(report).toEqual({
+      quality_score: 74,
+      signals: {
+        total_memories: 10,
+        stale_memories: 3,
+        duplicate_memories: 1,
+        overlong_memories: 1,
+        never_retrieved_memories: 4,
+        open_recommendations: 4,
+      },
+      recommendations: [
+        expect.objectContaining({ code: "stale_memories", count: 3 }),
+        expect.objectContaining({ code: "duplicate_memories", count: 1 }),
+        expect.objectContaining({ code: "overlong_memories", count: 1 }),
+        expect.objectContaining({ code: "never_retrieved_memories", count: 4 }),
+      ],
+      generated_at: "2025-06-01T12:00:00Z",
+    });
+  });
+});

@@ -1,0 +1,66 @@
+// A workspace crafted around every edge of health's signals, for both stores: each memory sits on one side of one
+// threshold (equal to the threshold does not count), plus texts that pin "characters" to code points.
+import { DAY_MS } from "../../src/service/time.js";
+import type { MemoryStore, NewMemory } from "../../src/service/store/types.js";
+
+export const HEALTH_NOW = Date.UTC(2025, 5, 1, 12);
+const days = (n: number) => HEALTH_NOW - n * DAY_MS;
+const EMOJI = "\u{1F600}"; // one code point, two UTF-16 units
+
+interface Crafted {
+  id: string;
+  text?: string;
+  created: number;
+  validUntil?: number;
+  /** Retrieved once at this time. */
+  accessed?: number;
+}
+
+const CRAFTED: Crafted[] = [
+  { id: "mem_untouched", created: days(100) }, // untouched + never retrieved
+  { id: "mem_untouched_edge", created: days(90) }, // exactly 90 days: not untouched; never retrieved
+  { id: "mem_accessed_old", created: days(200), accessed: days(91) }, // untouched (last access 91 days ago)
+  { id: "mem_accessed_recent", created: days(200), accessed: days(5) }, // nothing
+  { id: "mem_expired", created: days(2), validUntil: days(1) }, // expired
+  { id: "mem_expired_untouched", created: days(100), validUntil: days(50) }, // expired (not also untouched) + never retrieved
+  { id: "mem_ends_now", created: days(1), validUntil: HEALTH_NOW }, // valid_until = now: not expired
+  { id: "mem_future", created: days(1), validUntil: days(-10) }, // nothing
+  { id: "mem_new_edge", created: days(7) }, // exactly 7 days old: not never-retrieved
+  { id: "mem_1000", created: days(1), text: "a".repeat(1000) }, // not overlong
+  { id: "mem_1001", created: days(1), text: "a".repeat(1001) }, // overlong
+  // 1,000 characters but 1,001 UTF-16 units: NOT overlong (characters are code points).
+  { id: "mem_emoji_1000", created: days(1), text: "a".repeat(999) + EMOJI },
+  // 1,001 characters, the last astral: overlong.
+  { id: "mem_emoji_1001", created: days(1), text: "a".repeat(1000) + EMOJI },
+  // 600 astral characters: 1,200 UTF-16 units, 600 characters: not overlong.
+  { id: "mem_emoji_600", created: days(1), text: EMOJI.repeat(600) },
+  { id: "mem_accents_1001", created: days(1), text: "é".repeat(1001) }, // 2 UTF-8 bytes each, 1,001 characters: overlong
+];
+
+/** What healthCounts must answer for the crafted workspace at HEALTH_NOW. */
+export const EXPECTED_COUNTS = { total: 15, expired: 2, untouched: 2, overlong: 3, neverRetrieved: 3 };
+
+function newMemory(workspaceId: string, m: Crafted): NewMemory {
+  return {
+    id: m.id,
+    workspace_id: workspaceId,
+    text: m.text ?? `memory ${m.id}`,
+    meta: {},
+    vector: new Float32Array([1, 0, 0]),
+    embedder_id: "emb-test",
+    importance: 5,
+    temporal_type: m.validUntil === undefined ? "persistent" : "time_bound",
+    valid_until: m.validUntil ?? null,
+    categories: ["work", "project"],
+    created_at: m.created,
+  };
+}
+
+/** Fills `workspaceId` (which must exist) with the crafted memories; ids are suffixed to stay unique per store. */
+export async function seedHealthWorkspace(store: MemoryStore, workspaceId: string): Promise<void> {
+  const crafted = CRAFTED.map((m) => ({ ...m, id: `${m.id}_${workspaceId}` }));
+  await store.writeInWorkspace(workspaceId, async (tx) => {
+    for (const m of crafted) await tx.insertMemory(newMemory(workspaceId, m));
+  });
+  for (const m of crafted) if (m.accessed !== undefined) await store.touchMemories(workspaceId, [m.id], m.accessed);
+}
