@@ -189,6 +189,18 @@ describe.skipIf(!canStartPostgres())("the PostgreSQL store", () => {
     expect(await a.usageCounts("ws_usage")).toEqual({ write: 1, read: 2 });
   });
 
+  it("records a read in one step: the returned memories are touched and one read is counted, without a new rev", async () => {
+    await newWorkspace(a, "ws_read");
+    await a.writeInWorkspace("ws_read", (tx) => tx.insertMemory(memory("mem_r1", "ws_read", "read me")));
+    await a.writeInWorkspace("ws_read", (tx) => tx.insertMemory(memory("mem_r2", "ws_read", "not me")));
+    await b.recordRead("ws_read", ["mem_r1"], T0 + 20);
+    await a.recordRead("ws_read", [], T0 + 21);
+    const [read, unread] = await a.getMemories("ws_read", ["mem_r1", "mem_r2"]).then((ms) => ms.sort((x, y) => x.id.localeCompare(y.id)));
+    expect([read!.access_count, read!.last_accessed_at, read!.rev]).toEqual([1, T0 + 20, 1]);
+    expect([unread!.access_count, unread!.last_accessed_at]).toEqual([0, null]);
+    expect(await b.usageCounts("ws_read")).toEqual({ write: 0, read: 2 });
+  });
+
   it("shares one token bucket per key between processes", async () => {
     const decisions = await Promise.all(
       Array.from({ length: 20 }, (_, i) => (i % 2 ? a : b).takeRateToken("key_rl", 1, 10, T0)),

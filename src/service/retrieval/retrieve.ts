@@ -30,7 +30,7 @@ export async function retrieveMemories(deps: RetrieveDeps, workspaceId: string, 
   const floor = relevanceFloorFor(embedder.id);
   const matches = index.search(query!, floor, CANDIDATE_LIMIT);
   if (matches.length === 0) {
-    await store.recordUsage(workspaceId, "read", null, deps.now().getTime());
+    await store.recordRead(workspaceId, [], deps.now().getTime());
     return { memories: [], count: 0 };
   }
 
@@ -47,8 +47,7 @@ export async function retrieveMemories(deps: RetrieveDeps, workspaceId: string, 
   scored.sort((a, b) => b.score - a.score || b.cosine - a.cosine);
   const chosen = scored.slice(0, input.top_k);
 
-  await store.touchMemories(workspaceId, chosen.map((c) => c.record.id), nowMs);
-  await store.recordUsage(workspaceId, "read", null, nowMs);
+  await store.recordRead(workspaceId, chosen.map((c) => c.record.id), nowMs);
 
   const memories: RetrievedMemory[] = chosen.map(({ record, cosine, score, expired }) => ({
     memory_id: record.id,

@@ -426,6 +426,21 @@ export class PostgresStore implements MemoryStore {
     );
   }
 
+  recordRead(workspaceId: string, ids: readonly string[], nowMs: number): Promise<void> {
+    return this.transaction(async (client) => {
+      // bookkeeping, not a memory: no wait for the WAL flush (the server writes it within 3 × wal_writer_delay)
+      await client.query("SET LOCAL synchronous_commit = off");
+      if (ids.length > 0) {
+        await client.query(
+          `UPDATE memories SET access_count = access_count + 1, last_accessed_at = $3
+            WHERE workspace_id = $1 AND id = ANY($2::text[])`,
+          [workspaceId, [...ids], nowMs],
+        );
+      }
+      await recordUsage(client, workspaceId, "read", null, nowMs);
+    });
+  }
+
   async memoriesNotEmbeddedBy(embedderId: string, limit: number, workspaceId?: string): Promise<MemoryRecord[]> {
     const params: unknown[] = [embedderId, limit];
     let where = "embedder_id <> $1";

@@ -218,6 +218,11 @@ export function openSqliteStore(path: string): MemoryStore {
     ),
   };
 
+  const recordRead = db.transaction((workspaceId: string, ids: readonly string[], nowMs: number) => {
+    if (ids.length > 0) q.touchMemories.run(nowMs, workspaceId, JSON.stringify(ids));
+    q.recordUsage.run(workspaceId, "read", null, nowMs);
+  });
+
   const buckets = createTokenBuckets();
   // One connection per process: a write transaction must not interleave with another on it.
   let writeQueue: Promise<unknown> = Promise.resolve();
@@ -367,6 +372,9 @@ export function openSqliteStore(path: string): MemoryStore {
       await serialize(async () => {
         q.touchMemories.run(nowMs, workspaceId, JSON.stringify(ids));
       });
+    },
+    async recordRead(workspaceId, ids, nowMs) {
+      await serialize(async () => recordRead(workspaceId, ids, nowMs));
     },
     async memoriesNotEmbeddedBy(embedderId, limit, workspaceId) {
       const rows = (

@@ -173,6 +173,12 @@ export interface MemoryStore {
   countMemories(workspaceId: string): Promise<number>;
   /** access_count + 1 and last_accessed_at = nowMs for these ids, in one statement. Does not bump rev. */
   touchMemories(workspaceId: string, ids: readonly string[], nowMs: number): Promise<void>;
+  /**
+   * A retrieval's bookkeeping in one transaction: touchMemories for the ids returned and one "read" usage event.
+   * Not a memory write: PostgreSQL commits it without waiting for the WAL flush (synchronous_commit off), so a crash
+   * of the database server within about 0.6 s may forget the last reads' counts, never a memory.
+   */
+  recordRead(workspaceId: string, ids: readonly string[], nowMs: number): Promise<void>;
   /** Up to `limit` memories (oldest rev first) whose embedder_id differs from `embedderId` (re-embedding). */
   memoriesNotEmbeddedBy(embedderId: string, limit: number, workspaceId?: string): Promise<MemoryRecord[]>;
 
