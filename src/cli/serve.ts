@@ -19,6 +19,14 @@ const USAGE = `usage: brain-mcp serve [--host 127.0.0.1] [--port 8787] [--db PAT
   --redirect-to URL    answer every request with 301 to URL + path (for an old host); no store is opened
   --insecure-http      allow plain HTTP on a non-loopback address (behind a TLS proxy)`;
 
+/** How many workspaces' vector indexes `serve` loads at start, most recently written first (BRAIN_WARM_WORKSPACES). */
+export const WARM_WORKSPACES_DEFAULT = 16;
+
+function warmWorkspaces(value: string | undefined): number {
+  const n = Number(value);
+  return value !== undefined && value.trim() !== "" && Number.isInteger(n) && n >= 0 ? n : WARM_WORKSPACES_DEFAULT;
+}
+
 /** Where the service keeps its memories. */
 export interface StoreLocation {
   dbPath?: string;
@@ -199,6 +207,9 @@ export async function runServe(argv: string[], env: NodeJS.ProcessEnv = process.
     const server = await startServer({ service, host, port, tls, log, redirectTo });
     if (redirectTo !== undefined) say(`redirecting every request to ${redirectTo}`);
     say(`listening on ${server.url}`);
+    // the first reads after a restart would otherwise wait while their workspace's index loads
+    const warm = warmWorkspaces(env.BRAIN_WARM_WORKSPACES);
+    if (service && warm > 0) void service.warmUp(warm).catch((err) => log.warn("loading vector indexes failed", { error: (err as Error).message }));
 
     let stopping = false;
     const stop = (signal: string) => {

@@ -60,6 +60,10 @@ export function createService(deps: CoreDeps): MemoryService & AdminService {
     created_at: at,
   });
 
+  /** The workspace's vector index, caught up with the store (shared by concurrent readers). */
+  const loadIndex = (workspaceId: string) =>
+    indexes.refreshShared(workspaceId, (since, limit) => store.vectorsSince(workspaceId, since, limit));
+
   async function requireWorkspace(id: string): Promise<Workspace> {
     const ws = await store.getWorkspace(id);
     if (!ws) throw new Error(`workspace ${id} does not exist`);
@@ -100,7 +104,7 @@ export function createService(deps: CoreDeps): MemoryService & AdminService {
       // Counted in the store: the memories themselves never leave it (1 s at 100,000 when they did).
       const [counts, index] = await Promise.all([
         store.healthCounts(workspaceId, healthCountsQuery(at)),
-        indexes.refreshShared(workspaceId, (since) => store.vectorsSince(workspaceId, since)),
+        loadIndex(workspaceId),
       ]);
       return healthReport({ counts, duplicatePairs: countDuplicatePairs(index, embedder.dedupThreshold), nowMs: at });
     },
@@ -124,6 +128,14 @@ export function createService(deps: CoreDeps): MemoryService & AdminService {
 
     consumeRateLimit(keyId) {
       return store.takeRateToken(keyId, rps, burst, nowMs());
+    },
+
+    async warmUp(workspaces) {
+      for (const workspaceId of await store.recentWorkspaces(workspaces)) {
+        const started = Date.now();
+        const index = await loadIndex(workspaceId);
+        log.info("vector index loaded", { workspace: workspaceId, memories: index.size, ms: Date.now() - started });
+      }
     },
 
     async healthy() {

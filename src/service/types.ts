@@ -69,6 +69,11 @@ export interface MemoryService {
   status(auth: AuthContext): Promise<StatusResponse>;
   /** Takes one token from the key's bucket (shared across processes where the store allows). */
   consumeRateLimit(keyId: string): Promise<RateDecision>;
+  /**
+   * Loads the vector indexes of the `workspaces` most recently written workspaces, one after another, so the first
+   * reads after a start do not wait for them (seconds at 100,000 memories). Requests are served meanwhile.
+   */
+  warmUp(workspaces: number): Promise<void>;
   /** True when the store can be read and written and the models are loaded. */
   healthy(): Promise<boolean>;
   close(): Promise<void>;

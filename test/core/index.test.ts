@@ -1,6 +1,6 @@
 // The vector index: SIMD scan results equal plain dot products; refresh by rev is incremental and idempotent.
 import { expect, it } from "vitest";
-import { WorkspaceIndex } from "../../src/service/retrieval/vector-index.js";
+import { VectorIndexes, WorkspaceIndex } from "../../src/service/retrieval/vector-index.js";
 
 function unit(d: number, seed: number): Float32Array {
   const v = new Float32Array(d);
@@ -49,4 +49,30 @@ it("duplicate pairs are counted among the most recently written memories", () =>
   ]);
   expect(index.pairsAbove(0.99, 10)).toBe(3);
   expect(index.pairsAbove(0.99, 2)).toBe(0);
+});
+
+it("a read loads the index page by page, and rows written or rewritten between pages are neither skipped nor stale", async () => {
+  const d = 16;
+  // a store in miniature: rows in rev order; a write takes the next rev (a rewrite moves the memory to it)
+  let rows = Array.from({ length: 10 }, (_, i) => ({ id: `m${i}`, rev: i + 1, embedder_id: "e", vector: unit(d, i + 1) }));
+  const write = (id: string, vector: Float32Array) => {
+    rows = [...rows.filter((r) => r.id !== id), { id, rev: rows.at(-1)!.rev + 1, embedder_id: "e", vector }];
+  };
+  const pages: number[] = [];
+  const fetchPage = async (since: number, limit: number) => {
+    pages.push(since);
+    const page = rows.filter((r) => r.rev > since).slice(0, limit);
+    // between the first and the second page: a new memory, and m1 (already loaded) rewritten
+    if (pages.length === 1) (write("m10", unit(d, 11)), write("m1", unit(d, 101)));
+    return page;
+  };
+  const indexes = new VectorIndexes(d, "e");
+  const [first, second] = await Promise.all([indexes.refreshShared("ws", fetchPage, 4), indexes.refreshShared("ws", fetchPage, 4)]);
+  expect(first).toBe(second);
+  expect(pages.length).toBeGreaterThanOrEqual(3);
+  expect(first.size).toBe(11);
+  expect(first.maxRev).toBe(12);
+  expect(first.nearest(unit(d, 101))).toMatchObject({ id: "m1" });
+  expect(first.nearest(unit(d, 101))!.cosine).toBeCloseTo(1, 5);
+  expect(first.nearest(unit(d, 11))).toMatchObject({ id: "m10" });
 });

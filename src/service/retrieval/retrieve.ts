@@ -25,7 +25,7 @@ export async function retrieveMemories(deps: RetrieveDeps, workspaceId: string, 
   const { store, indexes, embedder } = deps;
   const [[query], index] = await Promise.all([
     embedder.embed([input.query], "query"),
-    indexes.refreshShared(workspaceId, (since) => store.vectorsSince(workspaceId, since)),
+    indexes.refreshShared(workspaceId, (since, limit) => store.vectorsSince(workspaceId, since, limit)),
   ]);
   const floor = relevanceFloorFor(embedder.id);
   const matches = index.search(query!, floor, CANDIDATE_LIMIT);

@@ -60,6 +60,9 @@ function kthLargest(values: Float64Array, n: number, k: number): number {
   return a[target]!;
 }
 
+/** Rows per page while a read catches a workspace's index up (about 22 MB of vectors with the default embedder). */
+export const REFRESH_PAGE_ROWS = 5_000;
+
 export class WorkspaceIndex {
   /** Highest rev applied; the next refresh asks the store for rows above it. */
   maxRev = 0;
@@ -293,14 +296,20 @@ export class VectorIndexes {
   /**
    * The same for reads outside any transaction, shared by concurrent callers: a caller joins the refresh queued to
    * start after the running one (which therefore sees every write acknowledged before the caller arrived), so a burst
-   * of reads on a cold workspace loads its vectors once, not once per read.
+   * of reads on a cold workspace loads its vectors once, not once per read. Rows are read a page at a time (each page
+   * the next rows in rev order, so nothing is skipped), and other requests run between pages: loading a large
+   * workspace does not stall every other workspace's requests.
    */
-  refreshShared(workspaceId: string, fetchSince: (sinceRev: number) => Promise<VectorRecord[]>): Promise<WorkspaceIndex> {
+  refreshShared(
+    workspaceId: string,
+    fetchPage: (sinceRev: number, limit: number) => Promise<VectorRecord[]>,
+    pageRows = REFRESH_PAGE_ROWS,
+  ): Promise<WorkspaceIndex> {
     const queued = this.queued.get(workspaceId);
     if (queued) return queued;
     const start = (): Promise<WorkspaceIndex> => {
       this.queued.delete(workspaceId);
-      const run = this.refresh(workspaceId, fetchSince).finally(() => {
+      const run = this.catchUp(workspaceId, fetchPage, pageRows).finally(() => {
         if (this.running.get(workspaceId) === run) this.running.delete(workspaceId);
       });
       this.running.set(workspaceId, run);
@@ -311,6 +320,20 @@ export class VectorIndexes {
     const next = running.then(start, start);
     this.queued.set(workspaceId, next);
     return next;
+  }
+
+  private async catchUp(
+    workspaceId: string,
+    fetchPage: (sinceRev: number, limit: number) => Promise<VectorRecord[]>,
+    pageRows: number,
+  ): Promise<WorkspaceIndex> {
+    const index = this.indexFor(workspaceId);
+    for (;;) {
+      const rows = await fetchPage(index.maxRev, pageRows);
+      index.apply(rows);
+      if (rows.length < pageRows) return index;
+      await new Promise<void>((resolve) => setImmediate(resolve));
+    }
   }
 
   /** Forgets a workspace's index (after a re-embed the whole workspace changes). */

@@ -118,10 +118,11 @@ interface Queryable {
 }
 
 /** The statements shared by the locked transaction and the unlocked reads. */
-async function vectorsSince(db: Queryable, workspaceId: string, sinceRev: number): Promise<VectorRecord[]> {
+async function vectorsSince(db: Queryable, workspaceId: string, sinceRev: number, limit?: number): Promise<VectorRecord[]> {
+  const page = limit === undefined ? "" : " LIMIT $3";
   const { rows } = await db.query<{ id: string; rev: number; embedder_id: string; vector: Buffer }>(
-    "SELECT id, rev, embedder_id, vector FROM memories WHERE workspace_id = $1 AND rev > $2 ORDER BY rev",
-    [workspaceId, sinceRev],
+    `SELECT id, rev, embedder_id, vector FROM memories WHERE workspace_id = $1 AND rev > $2 ORDER BY rev${page}`,
+    limit === undefined ? [workspaceId, sinceRev] : [workspaceId, sinceRev, limit],
   );
   return rows.map((r) => ({ id: r.id, rev: r.rev, embedder_id: r.embedder_id, vector: vectorFrom(r.vector) }));
 }
@@ -377,8 +378,16 @@ export class PostgresStore implements MemoryStore {
 
   // Memories
 
-  vectorsSince(workspaceId: string, sinceRev: number): Promise<VectorRecord[]> {
-    return vectorsSince(this.db, workspaceId, sinceRev);
+  vectorsSince(workspaceId: string, sinceRev: number, limit?: number): Promise<VectorRecord[]> {
+    return vectorsSince(this.db, workspaceId, sinceRev, limit);
+  }
+
+  async recentWorkspaces(limit: number): Promise<string[]> {
+    const { rows } = await this.q<{ workspace_id: string }>(
+      "SELECT workspace_id FROM memories GROUP BY workspace_id ORDER BY max(updated_at) DESC LIMIT $1",
+      [limit],
+    );
+    return rows.map((r) => r.workspace_id);
   }
 
   async getMemories(workspaceId: string, ids: readonly string[]): Promise<MemoryRecord[]> {

@@ -171,6 +171,11 @@ export function openSqliteStore(path: string): MemoryStore {
       "SELECT m.id, m.rev, m.embedder_id, v.vector FROM memories m JOIN memory_vectors v ON v.memory_id = m.id " +
         "WHERE m.workspace_id = ? AND m.rev > ? ORDER BY m.rev",
     ).raw(), // rows as arrays: building the index reads every vector of a workspace
+    vectorsSincePage: db.prepare(
+      "SELECT m.id, m.rev, m.embedder_id, v.vector FROM memories m JOIN memory_vectors v ON v.memory_id = m.id " +
+        "WHERE m.workspace_id = ? AND m.rev > ? ORDER BY m.rev LIMIT ?",
+    ).raw(),
+    recentWorkspaces: db.prepare("SELECT workspace_id FROM memories GROUP BY workspace_id ORDER BY max(updated_at) DESC LIMIT ?").pluck(),
     insertVector: db.prepare("INSERT INTO memory_vectors (memory_id, vector) VALUES (?, ?)"),
     updateVector: db.prepare("UPDATE memory_vectors SET vector = ? WHERE memory_id = ?"),
     getMemory: db.prepare(`SELECT ${MEMORY_COLUMNS} FROM memories WHERE id = ? AND +workspace_id = ?`),
@@ -228,8 +233,9 @@ export function openSqliteStore(path: string): MemoryStore {
   let writeQueue: Promise<unknown> = Promise.resolve();
   let closed = false;
 
-  function readVectors(workspaceId: string, sinceRev: number): VectorRecord[] {
-    const rows = q.vectorsSince.all(workspaceId, sinceRev) as [id: string, rev: number, embedder_id: string, vector: Buffer][];
+  function readVectors(workspaceId: string, sinceRev: number, limit?: number): VectorRecord[] {
+    const found = limit === undefined ? q.vectorsSince.all(workspaceId, sinceRev) : q.vectorsSincePage.all(workspaceId, sinceRev, limit);
+    const rows = found as [id: string, rev: number, embedder_id: string, vector: Buffer][];
     return rows.map(([id, rev, embedder_id, vector]) => ({ id, rev, embedder_id, vector: bytesToVector(vector) }));
   }
 
@@ -353,7 +359,8 @@ export function openSqliteStore(path: string): MemoryStore {
       return q.revokeKey.run(nowMs, keyId).changes > 0;
     },
 
-    vectorsSince: async (workspaceId, sinceRev) => readVectors(workspaceId, sinceRev),
+    vectorsSince: async (workspaceId, sinceRev, limit) => readVectors(workspaceId, sinceRev, limit),
+    recentWorkspaces: async (limit) => q.recentWorkspaces.all(limit) as string[],
     async getMemories(workspaceId, ids) {
       if (ids.length === 0) return [];
       return (q.getMemories.all(workspaceId, JSON.stringify(ids)) as MemoryRow[]).map(toMemory);

@@ -162,8 +162,10 @@ export interface MemoryStore {
   revokeKey(keyId: string, nowMs: number): Promise<boolean>;
 
   // Memories (reads outside the write lock)
-  /** Same as WorkspaceTx.vectorsSince, outside any lock (sees committed rows). */
-  vectorsSince(workspaceId: string, sinceRev: number): Promise<VectorRecord[]>;
+  /** Same as WorkspaceTx.vectorsSince, outside any lock (sees committed rows); at most `limit` rows when given. */
+  vectorsSince(workspaceId: string, sinceRev: number, limit?: number): Promise<VectorRecord[]>;
+  /** Ids of the workspaces holding memories, the most recently written first, at most `limit`. */
+  recentWorkspaces(limit: number): Promise<string[]>;
   /** The records with these ids in this workspace (any order; unknown ids skipped). */
   getMemories(workspaceId: string, ids: readonly string[]): Promise<MemoryRecord[]>;
   /** Every memory of the workspace without vectors (tools and tests; health counts in the store instead). */
