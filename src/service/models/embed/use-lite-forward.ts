@@ -83,14 +83,14 @@ export function createForward(tf: Tf, weights: NamedWeights): Forward {
     run(batch) {
       if (batch.length === 0) return [];
       const width = Math.max(1, ...batch.map((ids) => ids.length));
-      // Position-wise work runs on the packed real tokens only; attention runs on [sequence, position] slots, and a
-      // slot past a sequence's end reads an all-zero row (index `tokens`) and is masked out as a key.
+      // Position-wise work runs on the packed real tokens only; attention runs on [sequence, position] slots, where a
+      // slot past a sequence's end holds zeros and is masked out as a key. (ScatterNd/GatherNd move the rows: the
+      // WASM backend's plain Gather copies element by element and cost seconds on a batch of long texts.)
       const tokens = batch.reduce((sum, ids) => sum + ids.length, 0);
       const ids = new Int32Array(tokens);
       const positions = new Float32Array(tokens);
       const sequenceOf = new Int32Array(tokens);
       const slotOf = new Int32Array(tokens);
-      const tokenAt = new Int32Array(batch.length * width).fill(tokens);
       const keyBias = new Float32Array(batch.length * width).fill(PADDING_BIAS);
       const lengths = new Float32Array(batch.length);
       let row = 0;
@@ -102,14 +102,12 @@ export function createForward(tf: Tf, weights: NamedWeights): Forward {
           positions[row] = t;
           sequenceOf[row] = s;
           slotOf[row] = slot;
-          tokenAt[slot] = row;
           keyBias[slot] = 0;
           row++;
         });
       });
       const padded = tokens !== batch.length * width;
-      const slots = tf.tensor1d(tokenAt, "int32");
-      const rowsBack = tf.tensor1d(slotOf, "int32");
+      const slots = tf.tensor2d(slotOf, [tokens, 1], "int32");
       const bias = tf.tensor4d(keyBias, [batch.length, 1, 1, width]);
 
       // The graph adds the timing signal (sin ‖ cos of position × inverse timescales) to the embedded tokens and
@@ -126,14 +124,14 @@ export function createForward(tf: Tf, weights: NamedWeights): Forward {
           const d = layer.out.kernel.shape[0];
           const headSize = d / layer.heads;
           let qkv: Tensor = dense(layerNorm(x, layer.norm.scale, layer.norm.bias), layer.qkv);
-          if (padded) qkv = tf.gather(tf.pad(qkv, [[0, 1], [0, 0]]), slots);
+          if (padded) qkv = tf.scatterND(slots, qkv, [batch.length * width, qkv.shape[1]!]);
           const [q, k, v] = tf.split(qkv, 3, 1).map((part) =>
             tf.transpose(tf.reshape(part, [batch.length, width, layer.heads, headSize]), [0, 2, 1, 3]),
           );
           const logits = tf.add(tf.matMul(tf.mul(q!, 1 / Math.sqrt(headSize)), k!, false, true), bias);
           const attended = tf.matMul(tf.softmax(logits), v!);
           let combined: Tensor = tf.reshape(tf.transpose(attended, [0, 2, 1, 3]), [batch.length * width, d]);
-          if (padded) combined = tf.gather(combined, rowsBack);
+          if (padded) combined = tf.gatherND(combined, slots);
           const residual = layer.residual ? dense(x, layer.residual) : x;
           const afterAttention = tf.add(dense(combined, layer.out), residual);
           const hidden = dense(layerNorm(afterAttention, layer.ffnNorm.scale, layer.ffnNorm.bias), layer.conv1, "relu");
@@ -153,7 +151,7 @@ export function createForward(tf: Tf, weights: NamedWeights): Forward {
         const norm = tf.rsqrt(tf.maximum(tf.sum(tf.square(sentence), 1, true), NORM_EPSILON));
         return tf.mul(sentence, norm);
       });
-      for (const tensor of [x, slots, rowsBack, bias]) tensor.dispose();
+      for (const tensor of [x, slots, bias]) tensor.dispose();
       const data = output.dataSync() as Float32Array;
       output.dispose();
       const dims = data.length / batch.length;
