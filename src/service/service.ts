@@ -131,6 +131,8 @@ export function createService(deps: CoreDeps): MemoryService & AdminService {
     },
 
     async warmUp(workspaces) {
+      // the model's first run in a process is several times slower than the next (kernels compile on first use)
+      await embedder.embed(["warm up"], "query");
       for (const workspaceId of await store.recentWorkspaces(workspaces)) {
         const started = Date.now();
         const index = await loadIndex(workspaceId);

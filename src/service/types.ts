@@ -70,8 +70,9 @@ export interface MemoryService {
   /** Takes one token from the key's bucket (shared across processes where the store allows). */
   consumeRateLimit(keyId: string): Promise<RateDecision>;
   /**
-   * Loads the vector indexes of the `workspaces` most recently written workspaces, one after another, so the first
-   * reads after a start do not wait for them (seconds at 100,000 memories). Requests are served meanwhile.
+   * Runs the query model once and loads the vector indexes of the `workspaces` most recently written workspaces, one
+   * after another, so the first reads after a start do not wait for them (seconds at 100,000 memories). Requests are
+   * served meanwhile.
    */
   warmUp(workspaces: number): Promise<void>;
   /** True when the store can be read and written and the models are loaded. */
