@@ -75,6 +75,14 @@ describe("batching embed calls", () => {
     expect(calls.map((c) => c.texts.length)).toEqual([4, 4, 2]);
   });
 
+  it("a batch holds at most maxChars characters, and a larger single call still runs whole", async () => {
+    const { embedder, calls } = fakeEmbedder();
+    const batched = batchEmbeddings(embedder, { maxChars: 10 });
+    const texts = ["aaaa", "bbbb", "cccc", "d".repeat(25), "ee"];
+    await Promise.all(texts.map((t) => batched.embed([t], "document")));
+    expect(calls.map((c) => c.texts)).toEqual([["aaaa", "bbbb"], ["cccc"], ["d".repeat(25)], ["ee"]]);
+  });
+
   it("a failing model call rejects every caller in that batch and not the next batch", async () => {
     const { embedder } = fakeEmbedder((texts) => texts.includes("bad"));
     const batched = batchEmbeddings(embedder);
