@@ -105,7 +105,20 @@ export async function startEmbedded(options: EmbeddedOptions): Promise<EmbeddedS
     const { startServer } = await loadOptional(() => import("./server.js"));
     const server = await startServer({ service, host: "127.0.0.1", port: 0, log });
     log.info("embedded service listening", { url: server.url, store: dbPath });
-    return { baseURL: server.url, apiKey, close: () => server.close() };
+    // the workspace's index and the model's first run, ready before the host's first recall (a failure is logged,
+    // unless the adapter is already closing: then the store is gone on purpose)
+    let closing = false;
+    void service.warmUp(1).catch((err: unknown) => {
+      if (!closing) log.warn("loading the vector index failed", { error: (err as Error).message });
+    });
+    return {
+      baseURL: server.url,
+      apiKey,
+      close: () => {
+        closing = true;
+        return server.close();
+      },
+    };
   } catch (err) {
     await service.close().catch(() => undefined);
     throw err;

@@ -18,7 +18,8 @@ afterAll(() => {
 
 const SCRIPT = `
 import { startEmbedded } from ${JSON.stringify(join(ROOT, "dist", "service", "embedded.js"))};
-const embedded = await startEmbedded({ configDir: process.argv[1], dataDir: process.argv[2] });
+import { createJsonLog } from ${JSON.stringify(join(ROOT, "dist", "service", "http", "json-log.js"))};
+const embedded = await startEmbedded({ configDir: process.argv[1], dataDir: process.argv[2], log: createJsonLog(process.stderr, "info") });
 process.stdout.write(JSON.stringify({ baseURL: embedded.baseURL, apiKey: embedded.apiKey }) + "\\n");
 process.stdin.on("end", async () => { await embedded.close(); process.exit(0); });
 process.stdin.resume();
@@ -29,6 +30,7 @@ interface Adapter {
   baseURL: string;
   apiKey: string;
   stdout: () => string;
+  stderr: () => string;
   stop(): Promise<number | null>;
 }
 
@@ -51,6 +53,7 @@ function startAdapter(configDir: string, dataDir: string): Promise<Adapter> {
           baseURL,
           apiKey,
           stdout: () => out,
+          stderr: () => err,
           stop: () =>
             new Promise((r) => {
               child.once("exit", (code) => r(code));
@@ -90,6 +93,11 @@ it("two adapters started together share one workspace through one SQLite file, a
 
   const again = await startAdapter(configDir, dataDir);
   expect(again.apiKey).toBe(a.apiKey);
+  // a restart loads its workspace's index (and runs the model once) before the host's first recall
+  const deadline = Date.now() + 20_000;
+  while (!again.stderr().includes('"vector index loaded"') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+  const loaded = again.stderr().split("\n").find((line) => line.includes('"vector index loaded"'));
+  expect(JSON.parse(loaded!)).toMatchObject({ memories: 1 });
   expect((await call(again.baseURL, "GET", "/v1/status", { key: again.apiKey })).json.memory_count).toBe(1);
   await again.stop();
 });
