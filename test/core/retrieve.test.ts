@@ -2,7 +2,7 @@
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { frequency, importanceTerm, recency } from "../../src/service/retrieval/score.js";
-import { EXPIRED_FACTOR, WEIGHTS } from "../../src/service/retrieval/weights.js";
+import { CONFIDENCE_SPAN, EXPIRED_FACTOR, RELEVANCE_FLOOR, WEIGHTS } from "../../src/service/retrieval/weights.js";
 import { openTestService, pinnedClock, tempDir, workspaceOf } from "./support.js";
 
 const tmp = tempDir();
@@ -45,6 +45,23 @@ describe("ranking", () => {
     await service.store(auth, { text: "quarterly planning starts in october", meta: {} }, {});
     const got = await service.retrieve(auth, { query: "favourite ice cream flavour", top_k: 50, min_score: 0 });
     expect(got).toEqual({ memories: [], count: 0 });
+  });
+
+  it("a best match that barely clears the floor scores low and min_score drops it; a clear one scores as before", async () => {
+    const { auth } = await workspaceOf(service);
+    await service.store(auth, { text: "the ci pipeline runs on github actions with eleven parallel jobs", meta: {} }, {});
+    await service.store(auth, { text: "quarterly planning starts in october", meta: {} }, {});
+    // one shared word of two (bag of words: cosine 1/√16 = 0.25): just above the test embedder's floor 0.2
+    const weak = await service.retrieve(auth, { query: "jobs today", top_k: 5, min_score: 0 });
+    expect(weak.count).toBe(1);
+    expect(weak.memories[0]!.similarity).toBeGreaterThanOrEqual(RELEVANCE_FLOOR);
+    expect(weak.memories[0]!.similarity).toBeLessThan(RELEVANCE_FLOOR + CONFIDENCE_SPAN);
+    expect(weak.memories[0]!.score).toBeLessThan(0.5);
+    expect((await service.retrieve(auth, { query: "jobs today", top_k: 5, min_score: 0.5 })).count).toBe(0);
+
+    const clear = await service.retrieve(auth, { query: "ci pipeline github actions jobs", top_k: 5, min_score: 0.5 });
+    expect(clear.memories[0]!.similarity).toBeGreaterThan(RELEVANCE_FLOOR + CONFIDENCE_SPAN);
+    expect(clear.memories[0]!.score).toBeGreaterThan(0.75);
   });
 
   it("top_k caps the answer and min_score drops memories scoring below it", async () => {

@@ -1,7 +1,7 @@
 // The hybrid score of one candidate memory (weights and shape in ./weights.ts).
 import { DAY_MS } from "../time.js";
 import { IMPORTANCE_MAX, IMPORTANCE_MIN } from "../../contract/limits.js";
-import { EXPIRED_FACTOR, FREQUENCY_SATURATION_LOG2, RECENCY_HALF_LIFE_DAYS, SIMILARITY_EXPONENT, WEIGHTS } from "./weights.js";
+import { CONFIDENCE_SPAN, EXPIRED_FACTOR, FREQUENCY_SATURATION_LOG2, RECENCY_HALF_LIFE_DAYS, SIMILARITY_EXPONENT, WEIGHTS } from "./weights.js";
 
 export interface ScoreInput {
   /** Raw cosine between query and memory. */
@@ -27,6 +27,11 @@ export function normalizedSimilarity(cosine: number, floor: number, bestCosine: 
   return span > 1e-9 ? Math.pow(clamp01((cosine - floor) / span), SIMILARITY_EXPONENT) : 1;
 }
 
+/** How far the query's best match clears the floor, saturating at 1 (one factor for every candidate of a query). */
+export function confidence(floor: number, bestCosine: number): number {
+  return clamp01((bestCosine - floor) / CONFIDENCE_SPAN);
+}
+
 export function recency(nowMs: number, lastTouchMs: number): number {
   const days = Math.max(0, nowMs - lastTouchMs) / DAY_MS;
   return Math.pow(2, -days / RECENCY_HALF_LIFE_DAYS);
@@ -47,9 +52,10 @@ export function isExpired(validUntil: number | null, nowMs: number): boolean {
 export function hybridScore(m: ScoreInput, ctx: ScoreContext): { score: number; expired: boolean } {
   const expired = isExpired(m.valid_until, ctx.nowMs);
   const raw =
-    WEIGHTS.similarity * normalizedSimilarity(m.cosine, ctx.floor, ctx.bestCosine) +
-    WEIGHTS.recency * recency(ctx.nowMs, m.last_accessed_at ?? m.created_at) +
-    WEIGHTS.importance * importanceTerm(m.importance) +
-    WEIGHTS.frequency * frequency(m.access_count);
+    confidence(ctx.floor, ctx.bestCosine) *
+    (WEIGHTS.similarity * normalizedSimilarity(m.cosine, ctx.floor, ctx.bestCosine) +
+      WEIGHTS.recency * recency(ctx.nowMs, m.last_accessed_at ?? m.created_at) +
+      WEIGHTS.importance * importanceTerm(m.importance) +
+      WEIGHTS.frequency * frequency(m.access_count));
   return { score: clamp01(expired ? raw * EXPIRED_FACTOR : raw), expired };
 }

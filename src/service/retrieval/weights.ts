@@ -1,7 +1,8 @@
 // The hybrid score's constants (DESIGN.md "Retrieval and decay"), in one place; the README documents them.
 //
-//   score = 0.75·similarity' + 0.10·recency + 0.10·importance' + 0.05·frequency      (× 0.2 when expired)
+//   score = confidence · (0.75·similarity' + 0.10·recency + 0.10·importance' + 0.05·frequency)   (× 0.2 when expired)
 //   similarity' = ((cosine − floor) / (best cosine among the candidates − floor))²    (1 for the best match)
+//   confidence  = min(1, (best cosine among the candidates − floor) / 0.12)          (the same for every candidate)
 //   recency     = 2^(−days since last access, or creation, / 30)
 //   importance' = (importance − 1) / 9
 //   frequency   = min(1, log2(1 + access_count) / 6)
@@ -23,6 +24,17 @@ export const WEIGHTS = {
   importance: 0.1,
   frequency: 0.05,
 } as const;
+
+/**
+ * similarity' makes the best candidate 1 whatever its cosine, so without more a query unrelated to every memory scored
+ * 0.9 for whichever memory barely cleared the floor, and min_score could not drop it. Every score of a query is
+ * therefore multiplied by confidence = min(1, (best cosine − floor) / CONFIDENCE_SPAN): one factor per query, so the
+ * ranking is unchanged (and so are the evaluation's recall and MRR), but a best match just above the floor scores
+ * near 0. 0.12: with the default embedder the median best cosine over the evaluation's paraphrased questions is 0.307
+ * (floor 0.18 + 0.127), so half of those questions keep full scores; "recipe for sourdough bread" against the demo's
+ * memories (best 0.184) scores 0.03 instead of 0.91.
+ */
+export const CONFIDENCE_SPAN = 0.12;
 
 /** similarity' is the normalized cosine raised to this power (1 would be linear). */
 export const SIMILARITY_EXPONENT = 2;
