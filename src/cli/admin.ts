@@ -7,6 +7,7 @@ import { openStore, reportFailure, resolveStoreLocation } from "./serve.js";
 
 const USAGE = `usage: brain-mcp admin <command> [--db PATH | --database-url URL] [--json]
 
+  workspace list                                                        (ids, names, status, memories, live keys)
   workspace create --name NAME [--plan PLAN] [--billing-cycle CYCLE]   (also makes its first API key)
   workspace set-status WORKSPACE_ID active|suspended|limit_reached|deleted
   key create WORKSPACE_ID
@@ -51,6 +52,19 @@ async function runCommand(
   const [group, action] = positionals;
   const command = group === "reembed" ? "reembed" : `${group} ${action}`;
   switch (command) {
+    case "workspace list": {
+      expectArgs(positionals, 2, "workspace list");
+      const all = await service.listWorkspaces();
+      const count = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
+      return {
+        json: { workspaces: all.map((w) => ({ ...describeWorkspace(w.workspace), memories: w.memories, live_keys: w.liveKeys })) },
+        human: all.length
+          ? all.map(({ workspace: w, memories, liveKeys }) =>
+              `${w.id}  "${w.name}"  ${w.status}, plan ${w.plan}, ${count(memories, "memory", "memories")}, ${count(liveKeys, "live key", "live keys")}`,
+            )
+          : ["No workspaces yet: `brain-mcp admin workspace create --name NAME` makes one (as does the first `serve`)."],
+      };
+    }
     case "workspace create": {
       expectArgs(positionals, 2, "workspace create --name NAME");
       const name = flags.name?.trim();
@@ -149,7 +163,7 @@ export async function runAdmin(argv: string[], env: NodeJS.ProcessEnv = process.
   try {
     const location = resolveStoreLocation(values, env);
     // Check the command's shape before opening the store (and loading models).
-    const known = ["workspace create", "workspace set-status", "key create", "key revoke", "key import"];
+    const known = ["workspace list", "workspace create", "workspace set-status", "key create", "key revoke", "key import"];
     if (positionals[0] !== "reembed" && !known.includes(`${positionals[0]} ${positionals[1]}`)) {
       throw new UsageError(`unknown command: ${positionals.join(" ")}`);
     }

@@ -174,6 +174,10 @@ export function createService(deps: CoreDeps): MemoryService & AdminService {
       return store.countWorkspaces();
     },
 
+    listWorkspaces() {
+      return store.listWorkspaces();
+    },
+
     async createKey(workspaceId) {
       const apiKey = newApiKey(deps.random);
       const { keyId, prefix } = await service.importKey(workspaceId, apiKey);

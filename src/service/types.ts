@@ -85,6 +85,8 @@ export interface AdminService {
   createWorkspace(input: { name: string; plan?: string; billing_cycle?: string }): Promise<Workspace>;
   setWorkspaceStatus(workspaceId: string, status: WorkspaceStatus): Promise<Workspace>;
   countWorkspaces(): Promise<number>;
+  /** Every workspace, oldest first, with its memory count and live keys (`admin workspace list`). */
+  listWorkspaces(): Promise<{ workspace: Workspace; memories: number; liveKeys: number }[]>;
   /**
    * On a store with no workspace, makes one named `name` with a key, in one step that several processes starting
    * together on an empty store can race safely: exactly one gets it back, the others (and every later start) null.

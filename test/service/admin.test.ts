@@ -1,6 +1,6 @@
 // `brain-mcp admin`: workspace and key administration on the store, with clear errors for unknown ids and bad args.
 import { expect, it, vi } from "vitest";
-import { call, freshStore, runCli, startService } from "../support/service.js";
+import { call, freshStore, runCli, startService, TEST_DATABASE_URL } from "../support/service.js";
 
 // Real processes on a shared 2-core machine: starting one loads the models, which can take seconds under load.
 vi.setConfig({ testTimeout: 120_000, hookTimeout: 120_000 });
@@ -60,4 +60,37 @@ it("set-status and key commands change what the API answers", async () => {
   } finally {
     await svc.stop();
   }
+});
+
+it("workspace list shows every workspace with its memories and live keys, and never a key", async () => {
+  const svc = await startService();
+  try {
+    const second = await svc.newWorkspace("second");
+    expect((await call(svc.baseURL, "POST", "/v1/memory/store", { key: svc.apiKey, json: { text: "The wiki moved to Notion in March." } })).status).toBe(200);
+    const extra = await svc.adminJson(["key", "create", second.workspaceId]);
+    await svc.adminJson(["key", "revoke", String(extra.key_id)]);
+
+    const listed = (await svc.adminJson(["workspace", "list"])).workspaces as Record<string, unknown>[];
+    const ours = listed.filter((w) => w.workspace_id === svc.workspaceId || w.workspace_id === second.workspaceId);
+    expect(ours).toEqual([
+      { workspace_id: svc.workspaceId, name: "primary", status: "active", plan: "free", billing_cycle: "monthly", memories: 1, live_keys: 1 },
+      { workspace_id: second.workspaceId, name: "second", status: "active", plan: "free", billing_cycle: "monthly", memories: 0, live_keys: 1 },
+    ]);
+
+    const human = await svc.admin(["workspace", "list"]);
+    expect(human.code).toBe(0);
+    expect(human.stdout).toContain(`${svc.workspaceId}  "primary"  active, plan free, 1 memory, 1 live key`);
+    expect(human.stdout).toContain(`${second.workspaceId}  "second"  active, plan free, 0 memories, 1 live key`);
+    expect(human.stdout + JSON.stringify(listed)).not.toMatch(/svc_ws_/);
+  } finally {
+    await svc.stop();
+  }
+});
+
+// Under BRAIN_TEST_DATABASE_URL the store is shared with the other tests, so never empty.
+it.skipIf(TEST_DATABASE_URL)("workspace list on an empty store says how to make one", async () => {
+  const { storeArgs } = freshStore();
+  const res = await runCli(["admin", "workspace", "list", ...storeArgs]);
+  expect(res.code, res.stderr).toBe(0);
+  expect(res.stdout).toMatch(/No workspaces yet/);
 });

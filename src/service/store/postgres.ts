@@ -17,6 +17,7 @@ import type {
   StoredKey,
   UsageKind,
   VectorRecord,
+  WorkspaceSummary,
   WorkspaceTx,
 } from "./types.js";
 import { toMemory, toWorkspace, type MemoryRow, type WorkspaceRow } from "./rows.js";
@@ -352,6 +353,15 @@ export class PostgresStore implements MemoryStore {
   async countWorkspaces(): Promise<number> {
     const { rows } = await this.q<{ n: number }>("SELECT count(*) AS n FROM workspaces");
     return rows[0]!.n;
+  }
+
+  async listWorkspaces(): Promise<WorkspaceSummary[]> {
+    const { rows } = await this.q<WorkspaceRow & { memories: number; live_keys: number }>(
+      "SELECT w.*, (SELECT count(*) FROM memories m WHERE m.workspace_id = w.id) AS memories, " +
+        "(SELECT count(*) FROM api_keys k WHERE k.workspace_id = w.id AND k.revoked_at IS NULL) AS live_keys " +
+        "FROM workspaces w ORDER BY w.created_at, w.id",
+    );
+    return rows.map((r) => ({ workspace: toWorkspace(r), memories: r.memories, liveKeys: r.live_keys }));
   }
 
   // Keys

@@ -159,6 +159,11 @@ export function openSqliteStore(path: string): MemoryStore {
     getWorkspace: db.prepare("SELECT * FROM workspaces WHERE id = ?"),
     setWorkspaceStatus: db.prepare("UPDATE workspaces SET status = ? WHERE id = ?"),
     countWorkspaces: db.prepare("SELECT count(*) AS n FROM workspaces"),
+    listWorkspaces: db.prepare(
+      "SELECT w.*, (SELECT count(*) FROM memories m WHERE m.workspace_id = w.id) AS memories, " +
+        "(SELECT count(*) FROM api_keys k WHERE k.workspace_id = w.id AND k.revoked_at IS NULL) AS live_keys " +
+        "FROM workspaces w ORDER BY w.created_at, w.id",
+    ),
     insertKey: db.prepare(
       "INSERT INTO api_keys (id, workspace_id, key_hash, prefix, created_at) VALUES (@id, @workspace_id, @key_hash, @prefix, @created_at)",
     ),
@@ -328,6 +333,10 @@ export function openSqliteStore(path: string): MemoryStore {
     },
     async countWorkspaces() {
       return (q.countWorkspaces.get() as { n: number }).n;
+    },
+    async listWorkspaces() {
+      const rows = q.listWorkspaces.all() as (WorkspaceRow & { memories: number; live_keys: number })[];
+      return rows.map((r) => ({ workspace: toWorkspace(r), memories: r.memories, liveKeys: r.live_keys }));
     },
     async insertFirstWorkspace(w, key) {
       // IMMEDIATE takes the file's write lock before the count, so two processes cannot both see none.

@@ -101,6 +101,13 @@ export interface NewWorkspace {
   created_at: number;
 }
 
+/** A workspace as `admin workspace list` shows it. */
+export interface WorkspaceSummary {
+  workspace: Workspace;
+  memories: number;
+  liveKeys: number;
+}
+
 /** What health counts for a workspace at `nowMs`; the thresholds are health's own (./health/index.ts). */
 export interface HealthCountsQuery {
   nowMs: number;
@@ -153,6 +160,8 @@ export interface MemoryStore {
   /** Returns the updated workspace, or null when it does not exist. */
   setWorkspaceStatus(id: string, status: WorkspaceStatus): Promise<Workspace | null>;
   countWorkspaces(): Promise<number>;
+  /** Every workspace, oldest first, with its memory count and its live (not revoked) keys. */
+  listWorkspaces(): Promise<WorkspaceSummary[]>;
 
   // Keys
   insertKey(key: StoredKey): Promise<void>;
