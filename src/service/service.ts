@@ -103,7 +103,7 @@ export function createService(deps: CoreDeps): MemoryService & AdminService {
       const at = nowMs();
       // Counted in the store: the memories themselves never leave it (1 s at 100,000 when they did).
       const [counts, index] = await Promise.all([
-        store.healthCounts(workspaceId, healthCountsQuery(at)),
+        store.healthCounts(workspaceId, healthCountsQuery(at, embedder.id)),
         loadIndex(workspaceId),
       ]);
       return healthReport({ counts, duplicatePairs: countDuplicatePairs(index, embedder.dedupThreshold), nowMs: at });
@@ -133,6 +133,11 @@ export function createService(deps: CoreDeps): MemoryService & AdminService {
     async warmUp(workspaces) {
       // the model's first run in a process is several times slower than the next (kernels compile on first use)
       await embedder.embed(["warm up"], "query");
+      if ((await store.memoriesNotEmbeddedBy(embedder.id, 1)).length > 0) {
+        log.warn("some memories were embedded by another model and cannot be recalled until re-embedded: run `brain-mcp admin reembed`", {
+          embedder: embedder.id,
+        });
+      }
       for (const workspaceId of await store.recentWorkspaces(workspaces)) {
         const started = Date.now();
         const index = await loadIndex(workspaceId);

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { countHealthSignals, diagnose, healthCountsQuery, healthReport } from "../../src/service/health/index.js";
 import { openSqliteStore } from "../../src/service/store/sqlite.js";
-import { EXPECTED_COUNTS, HEALTH_NOW, seedHealthWorkspace } from "./health-fixture.js";
+import { EMPTY_COUNTS, EXPECTED_COUNTS, FIXTURE_EMBEDDER, HEALTH_NOW, seedHealthWorkspace } from "./health-fixture.js";
 import { openTestService, pinnedClock, tempDir, workspaceOf } from "./support.js";
 
 const tmp = tempDir();
@@ -20,11 +20,11 @@ describe("health counts in the SQLite store", () => {
     await store.insertWorkspace(workspace("ws_empty"));
     await seedHealthWorkspace(store, "ws_a");
     await seedHealthWorkspace(store, "ws_b");
-    const query = healthCountsQuery(HEALTH_NOW);
+    const query = healthCountsQuery(HEALTH_NOW, FIXTURE_EMBEDDER);
 
     expect(await store.healthCounts("ws_a", query)).toEqual(EXPECTED_COUNTS);
     expect(countHealthSignals(await store.listMemories("ws_a"), query)).toEqual(EXPECTED_COUNTS);
-    expect(await store.healthCounts("ws_empty", query)).toEqual({ total: 0, expired: 0, untouched: 0, overlong: 0, neverRetrieved: 0 });
+    expect(await store.healthCounts("ws_empty", query)).toEqual(EMPTY_COUNTS);
     await store.close();
   });
 
@@ -33,11 +33,11 @@ describe("health counts in the SQLite store", () => {
     await store.insertWorkspace(workspace("ws_e"));
     await seedHealthWorkspace(store, "ws_e");
     const overlong = (await store.listMemories("ws_e"))
-      .filter((m) => countHealthSignals([m], healthCountsQuery(HEALTH_NOW)).overlong === 1)
+      .filter((m) => countHealthSignals([m], healthCountsQuery(HEALTH_NOW, FIXTURE_EMBEDDER)).overlong === 1)
       .map((m) => m.id.replace(/_ws_e$/, ""))
       .sort();
     expect(overlong).toEqual(["mem_1001", "mem_accents_1001", "mem_emoji_1001"]);
-    expect((await store.healthCounts("ws_e", healthCountsQuery(HEALTH_NOW))).overlong).toBe(3);
+    expect((await store.healthCounts("ws_e", healthCountsQuery(HEALTH_NOW, FIXTURE_EMBEDDER))).overlong).toBe(3);
     await store.close();
   });
 
@@ -53,28 +53,32 @@ describe("health counts in the SQLite store", () => {
       memories: await store.listMemories(ws.id),
       duplicatePairs: health.signals.duplicate_memories,
       nowMs: HEALTH_NOW,
+      embedderId: FIXTURE_EMBEDDER,
     });
     expect(JSON.stringify(health)).toBe(JSON.stringify(fromRecords));
     expect(health.signals).toEqual({
-      total_memories: 15,
+      total_memories: 16,
       stale_memories: 4,
       duplicate_memories: 0,
       overlong_memories: 3,
       never_retrieved_memories: 3,
-      open_recommendations: 3,
+      open_recommendations: 4,
     });
-    expect(health.recommendations[0]!.message).toContain("4 memories are stale: 2 expired, 2 untouched for 90 days");
+    const byCode = Object.fromEntries(health.recommendations.map((r) => [r.code, r]));
+    expect(health.recommendations[0]!.code).toBe("memories_need_reembedding");
+    expect(byCode.memories_need_reembedding).toMatchObject({ count: 1, message: expect.stringContaining("brain-mcp admin reembed") });
+    expect(byCode.stale_memories!.message).toContain("4 memories are stale: 2 expired, 2 untouched for 90 days");
     await store.close();
     await service.close();
   });
 
   it("healthReport turns counts into the documented response: recommendations in order, score to one decimal", () => {
     const report = healthReport({
-      counts: { total: 10, expired: 1, untouched: 2, overlong: 1, neverRetrieved: 4 },
+      counts: { total: 10, expired: 1, untouched: 2, overlong: 1, neverRetrieved: 4, otherModel: 2 },
       duplicatePairs: 1,
       nowMs: HEALTH_NOW,
     });
-    // 100 × (1 − (0.35·3/10 + 0.30·2/10 + 0.20·4/10 + 0.15·1/10)) = 74.0
+    // 100 × (1 − (0.35·3/10 + 0.30·2/10 + 0.20·4/10 + 0.15·1/10)) = 74.0 (memories needing re-embedding: no penalty)
     expect(report).toEqual({
       quality_score: 74,
       signals: {
@@ -83,9 +87,10 @@ describe("health counts in the SQLite store", () => {
         duplicate_memories: 1,
         overlong_memories: 1,
         never_retrieved_memories: 4,
-        open_recommendations: 4,
+        open_recommendations: 5,
       },
       recommendations: [
+        expect.objectContaining({ code: "memories_need_reembedding", count: 2 }),
         expect.objectContaining({ code: "stale_memories", count: 3 }),
         expect.objectContaining({ code: "duplicate_memories", count: 1 }),
         expect.objectContaining({ code: "overlong_memories", count: 1 }),

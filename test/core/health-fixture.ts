@@ -4,6 +4,8 @@ import { DAY_MS } from "../../src/service/time.js";
 import type { MemoryStore, NewMemory } from "../../src/service/store/types.js";
 
 export const HEALTH_NOW = Date.UTC(2025, 5, 1, 12);
+/** The embedder the crafted memories come from (the test services' own), and one other. */
+export const FIXTURE_EMBEDDER = "test-bow/1";
 const days = (n: number) => HEALTH_NOW - n * DAY_MS;
 const EMOJI = "\u{1F600}"; // one code point, two UTF-16 units
 
@@ -14,6 +16,8 @@ interface Crafted {
   validUntil?: number;
   /** Retrieved once at this time. */
   accessed?: number;
+  /** Embedded by this model instead of FIXTURE_EMBEDDER. */
+  embedder?: string;
 }
 
 const CRAFTED: Crafted[] = [
@@ -35,10 +39,13 @@ const CRAFTED: Crafted[] = [
   // 600 astral characters: 1,200 UTF-16 units, 600 characters: not overlong.
   { id: "mem_emoji_600", created: days(1), text: EMOJI.repeat(600) },
   { id: "mem_accents_1001", created: days(1), text: "é".repeat(1001) }, // 2 UTF-8 bytes each, 1,001 characters: overlong
+  { id: "mem_old_model", created: days(1), embedder: "older-model/1" }, // needs re-embedding
 ];
 
 /** What healthCounts must answer for the crafted workspace at HEALTH_NOW. */
-export const EXPECTED_COUNTS = { total: 15, expired: 2, untouched: 2, overlong: 3, neverRetrieved: 3 };
+export const EXPECTED_COUNTS = { total: 16, expired: 2, untouched: 2, overlong: 3, neverRetrieved: 3, otherModel: 1 };
+/** healthCounts of a workspace with no memories. */
+export const EMPTY_COUNTS = { total: 0, expired: 0, untouched: 0, overlong: 0, neverRetrieved: 0, otherModel: 0 };
 
 function newMemory(workspaceId: string, m: Crafted): NewMemory {
   return {
@@ -47,7 +54,7 @@ function newMemory(workspaceId: string, m: Crafted): NewMemory {
     text: m.text ?? `memory ${m.id}`,
     meta: {},
     vector: new Float32Array([1, 0, 0]),
-    embedder_id: "emb-test",
+    embedder_id: m.embedder ?? FIXTURE_EMBEDDER,
     importance: 5,
     temporal_type: m.validUntil === undefined ? "persistent" : "time_bound",
     valid_until: m.validUntil ?? null,

@@ -5,7 +5,7 @@ import { openPostgresStore, type PostgresStore } from "../../src/service/store/p
 import type { NewMemory } from "../../src/service/store/types.js";
 import { countHealthSignals, healthCountsQuery } from "../../src/service/health/index.js";
 import { ServiceError, type ServiceLog } from "../../src/service/types.js";
-import { EXPECTED_COUNTS, HEALTH_NOW, seedHealthWorkspace } from "../core/health-fixture.js";
+import { EMPTY_COUNTS, EXPECTED_COUNTS, FIXTURE_EMBEDDER, HEALTH_NOW, seedHealthWorkspace } from "../core/health-fixture.js";
 import { canStartPostgres, startPostgres, type PgCluster } from "../support/pg.js";
 
 const T0 = Date.UTC(2025, 0, 1);
@@ -247,10 +247,10 @@ describe.skipIf(!canStartPostgres())("the PostgreSQL store", () => {
     await newWorkspace(a, "ws_health2");
     await seedHealthWorkspace(a, "ws_health");
     await seedHealthWorkspace(b, "ws_health2");
-    const query = healthCountsQuery(HEALTH_NOW);
+    const query = healthCountsQuery(HEALTH_NOW, FIXTURE_EMBEDDER);
     expect(await b.healthCounts("ws_health", query)).toEqual(EXPECTED_COUNTS);
     expect(countHealthSignals(await a.listMemories("ws_health"), query)).toEqual(EXPECTED_COUNTS);
-    expect(await a.healthCounts("ws_nothing", query)).toEqual({ total: 0, expired: 0, untouched: 0, overlong: 0, neverRetrieved: 0 });
+    expect(await a.healthCounts("ws_nothing", query)).toEqual(EMPTY_COUNTS);
   });
 
   it("answers store_unavailable while the database is down and recovers by itself when it is back", async () => {

@@ -20,14 +20,17 @@ export interface HealthFacts {
   memories: readonly MemoryRecord[];
   duplicatePairs: number;
   nowMs: number;
+  /** The embedder in use (memories embedded by another cannot be recalled). */
+  embedderId: string;
 }
 
 const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
 
 /** What the store counts for health at `nowMs`. */
-export function healthCountsQuery(nowMs: number): HealthCountsQuery {
+export function healthCountsQuery(nowMs: number, embedderId: string): HealthCountsQuery {
   return {
     nowMs,
+    embedderId,
     untouchedBeforeMs: nowMs - STALE_AFTER_DAYS * DAY_MS,
     neverRetrievedBeforeMs: nowMs - NEVER_RETRIEVED_AFTER_DAYS * DAY_MS,
     overlongChars: OVERLONG_CHARS,
@@ -43,27 +46,36 @@ export function characterCount(text: string): number {
 
 /** The store's healthCounts over records in memory: the reference its SQL must agree with. */
 export function countHealthSignals(memories: readonly MemoryRecord[], query: HealthCountsQuery): HealthCounts {
-  const counts: HealthCounts = { total: memories.length, expired: 0, untouched: 0, overlong: 0, neverRetrieved: 0 };
+  const counts: HealthCounts = { total: memories.length, expired: 0, untouched: 0, overlong: 0, neverRetrieved: 0, otherModel: 0 };
   for (const m of memories) {
     if (m.temporal_type === "time_bound" && m.valid_until !== null && m.valid_until < query.nowMs) counts.expired++;
     else if ((m.last_accessed_at ?? m.created_at) < query.untouchedBeforeMs) counts.untouched++;
     // UTF-16 length bounds the code points from above: most texts need no counting.
     if (m.text.length > query.overlongChars && characterCount(m.text) > query.overlongChars) counts.overlong++;
     if (m.access_count === 0 && m.created_at < query.neverRetrievedBeforeMs) counts.neverRetrieved++;
+    if (m.embedder_id !== query.embedderId) counts.otherModel++;
   }
   return counts;
 }
 
-export function diagnose({ memories, duplicatePairs, nowMs }: HealthFacts): HealthResponse {
-  return healthReport({ counts: countHealthSignals(memories, healthCountsQuery(nowMs)), duplicatePairs, nowMs });
+export function diagnose({ memories, duplicatePairs, nowMs, embedderId }: HealthFacts): HealthResponse {
+  return healthReport({ counts: countHealthSignals(memories, healthCountsQuery(nowMs, embedderId)), duplicatePairs, nowMs });
 }
 
 /** The health response from the store's counts and the duplicate pairs: pure, so every store answers alike. */
 export function healthReport({ counts, duplicatePairs, nowMs }: { counts: HealthCounts; duplicatePairs: number; nowMs: number }): HealthResponse {
-  const { expired, untouched, overlong, neverRetrieved, total } = counts;
+  const { expired, untouched, overlong, neverRetrieved, otherModel, total } = counts;
   const stale = expired + untouched;
 
   const recommendations: Recommendation[] = [];
+  // First: these memories are invisible to recall and to dedup until someone acts.
+  if (otherModel > 0) {
+    recommendations.push({
+      code: "memories_need_reembedding",
+      message: `${plural(otherModel, "memory was", "memories were")} embedded by another model than the service's and cannot be recalled until re-embedded. Run \`brain-mcp admin reembed\` on the service's store.`,
+      count: otherModel,
+    });
+  }
   if (stale > 0) {
     const parts = [expired && `${expired} expired`, untouched && `${untouched} untouched for ${STALE_AFTER_DAYS} days`].filter(Boolean);
     recommendations.push({

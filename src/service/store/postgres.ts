@@ -429,9 +429,10 @@ export class PostgresStore implements MemoryStore {
               count(*) FILTER (WHERE ${EXPIRED}) AS expired,
               count(*) FILTER (WHERE NOT (${EXPIRED}) AND coalesce(last_accessed_at, created_at) < $3) AS untouched,
               count(*) FILTER (WHERE char_length(text) > $5) AS overlong,
-              count(*) FILTER (WHERE access_count = 0 AND created_at < $4) AS "neverRetrieved"
+              count(*) FILTER (WHERE access_count = 0 AND created_at < $4) AS "neverRetrieved",
+              count(*) FILTER (WHERE embedder_id <> $6) AS "otherModel"
          FROM memories WHERE workspace_id = $1`,
-      [workspaceId, query.nowMs, query.untouchedBeforeMs, query.neverRetrievedBeforeMs, query.overlongChars],
+      [workspaceId, query.nowMs, query.untouchedBeforeMs, query.neverRetrievedBeforeMs, query.overlongChars, query.embedderId],
     );
     return rows[0]!;
   }

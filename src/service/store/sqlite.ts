@@ -192,7 +192,8 @@ export function openSqliteStore(path: string): MemoryStore {
               count(*) FILTER (WHERE ${EXPIRED}) AS expired,
               count(*) FILTER (WHERE NOT (${EXPIRED}) AND coalesce(last_accessed_at, created_at) < @untouchedBeforeMs) AS untouched,
               count(*) FILTER (WHERE length(text) > @overlongChars) AS overlong,
-              count(*) FILTER (WHERE access_count = 0 AND created_at < @neverRetrievedBeforeMs) AS neverRetrieved
+              count(*) FILTER (WHERE access_count = 0 AND created_at < @neverRetrievedBeforeMs) AS neverRetrieved,
+              count(*) FILTER (WHERE embedder_id <> @embedderId) AS otherModel
          FROM memories WHERE workspace_id = @workspaceId`,
     ),
     maxRev: db.prepare("SELECT coalesce(max(rev), 0) AS rev FROM memories WHERE workspace_id = ?"),

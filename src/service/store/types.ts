@@ -117,6 +117,8 @@ export interface HealthCountsQuery {
   neverRetrievedBeforeMs: number;
   /** Over this many characters (Unicode code points, in both stores): overlong. */
   overlongChars: number;
+  /** The embedder in use: memories whose vector came from another cannot be recalled until re-embedded. */
+  embedderId: string;
 }
 
 export interface HealthCounts {
@@ -127,6 +129,8 @@ export interface HealthCounts {
   untouched: number;
   overlong: number;
   neverRetrieved: number;
+  /** Vectors from another embedder than `embedderId`. */
+  otherModel: number;
 }
 
 /** Operations that run under one workspace's write lock, inside one transaction. */
