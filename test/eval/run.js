@@ -17,6 +17,9 @@ const set = (name) => JSON.parse(readFileSync(new URL(`./sets/${name}.json`, imp
 const kinds = (process.env.EVAL_EMBEDDERS ?? "hybrid,semantic,lexical").split(",").map((s) => s.trim()).filter(Boolean);
 const runPipeline = process.env.EVAL_PIPELINE !== "0";
 
+/** A min_score an agent might pass to keep only confident answers: the scores are read from the same responses. */
+const CONFIDENT_SCORE = 0.5;
+
 /** Questions no memory answers: with the default min_score a relevant-only service returns nothing. */
 const UNRELATED = [
   "What is the capital of Mongolia?",
@@ -44,14 +47,21 @@ async function evaluateRetrieval(service) {
     const byCosine = await cosine.retrieve(question.q, 50);
     const relevant = (name) => question.answers.map((id) => idOf[name].get(id));
     const cosineRanked = [...byCosine.body.memories].sort((a, b) => b.similarity - a.similarity).map((m) => m.memory_id);
+    const confident = res.body.memories.filter((m) => m.score >= CONFIDENT_SCORE).map((m) => m.memory_id);
     rows.push({
       question,
       score: firstRank(res.body.memories.map((m) => m.memory_id), relevant("score")),
+      confident: firstRank(confident, relevant("score")),
       cosine: firstRank(cosineRanked, relevant("cosine")),
     });
   }
   let unrelatedEmpty = 0;
-  for (const query of UNRELATED) if ((await scored.retrieve(query, 5)).body.memories.length === 0) unrelatedEmpty++;
+  let unrelatedUnconfident = 0;
+  for (const query of UNRELATED) {
+    const { memories: found } = (await scored.retrieve(query, 5)).body;
+    if (found.length === 0) unrelatedEmpty++;
+    if (found.every((m) => m.score < CONFIDENT_SCORE)) unrelatedUnconfident++;
+  }
   const pick = (filter, field) => rankMeasures(rows.filter((r) => filter(r.question)).map((r) => r[field]));
   return {
     all: pick(() => true, "score"),
@@ -61,6 +71,8 @@ async function evaluateRetrieval(service) {
     cosineAll: pick(() => true, "cosine"),
     cosineHoldout: pick((q) => q.split === "holdout", "cosine"),
     unrelatedEmpty: `${unrelatedEmpty}/${UNRELATED.length}`,
+    confident: pick(() => true, "confident"),
+    unrelatedUnconfident: `${unrelatedUnconfident}/${UNRELATED.length}`,
     misses: rows.filter((r) => r.score !== 1).map((r) => `${r.question.q} -> rank ${r.score || "none"}`),
   };
 }
@@ -199,6 +211,8 @@ row(`retrieval recall@3, cosine alone (n=${first.all.n})`, (x) => r(x).cosineAll
 row(`retrieval MRR, cosine alone`, (x) => r(x).cosineAll.mrr);
 row(`  holdout recall@3, cosine alone`, (x) => r(x).cosineHoldout.r3);
 row("unrelated questions answered with nothing", (x) => r(x).unrelatedEmpty);
+row(`recall@3 with min_score ${CONFIDENT_SCORE} (same answers)`, (x) => r(x).confident.r3);
+row(`unrelated questions answered with nothing at min_score ${CONFIDENT_SCORE}`, (x) => r(x).unrelatedUnconfident);
 const d = results[kinds[0]].dedup;
 row(`dedup accuracy (n=${d.all.n})`, (x) => x.dedup.all.acc);
 row(`  dev (n=${d.dev.n})`, (x) => x.dedup.dev.acc);
