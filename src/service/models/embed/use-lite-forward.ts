@@ -1,12 +1,12 @@
 // USE-lite's forward pass written out as a few dozen TF.js ops, instead of running the converted TensorFlow graph.
 // The graph has 317 nodes, most of them shape plumbing, sparse-to-dense scatters and two data-dependent `Where`s
 // that force the asynchronous executor: at batch size 1 the executor cost as much as the arithmetic. Same weights,
-// same operations in the same order (test/models/use-lite-forward.test.ts holds it to the graph's output).
+// same arithmetic (test/models/use-lite-forward.test.ts holds the output to the graph's within 1e-5).
 //
 // The encoder (a tensor2tensor "KonaTransformer", pre-norm): token embeddings (8,002 × 256, counted twice, as the
-// graph does) plus a sinusoidal timing signal; layer 0 attends with 4 heads of 64 and lifts its residual to 512 through a dense layer; layer 1
-// attends with 4 heads of 128; each layer has a 1,536-wide ReLU feed-forward block. The sequence is mean-pooled,
-// passed through a 512 tanh layer and scaled to unit length.
+// graph does) plus a sinusoidal timing signal; layer 0 attends with 4 heads of 64 and lifts its residual to 512
+// through a dense layer; layer 1 attends with 4 heads of 128; each layer has a 1,536-wide ReLU feed-forward block.
+// The sequence is mean-pooled, passed through a 512 tanh layer and scaled to unit length.
 
 type Tf = typeof import("@tensorflow/tfjs-core");
 type Tensor = import("@tensorflow/tfjs-core").Tensor;
@@ -53,23 +53,38 @@ export function createForward(tf: Tf, weights: NamedWeights): Forward {
     owned.push(reshaped);
     return reshaped;
   };
-  const part = (layer: number, path: string) => get(`${ROOT}Encode/Layer_${layer}/TransformerLayer/${path}/ConcatPartitions/concat`);
-  const kernel = (layer: number, path: string) => matrix(`module/Encoder_en/KonaTransformer/Encode/Layer_${layer}/TransformerLayer/${path}/kernel/part_0`);
+  const layerPath = (layer: number, path: string) => `Encode/Layer_${layer}/TransformerLayer/${path}`;
+  const part = (layer: number, path: string) => get(`${ROOT}${layerPath(layer, path)}/ConcatPartitions/concat`);
+  const kernel = (layer: number, path: string) =>
+    matrix(`module/Encoder_en/KonaTransformer/${layerPath(layer, path)}/kernel/part_0`);
+  const norm = (layer: number, path: string) => ({
+    scale: part(layer, `${path}/layer_norm_scale`),
+    bias: part(layer, `${path}/layer_norm_bias`),
+  });
+  const projection = (layer: number, path: string) => ({ kernel: kernel(layer, path), bias: part(layer, `${path}/bias`) });
+  const feedForward = (layer: number, conv: string) => ({
+    kernel: matrix(`${STACK}Layer_${layer}/TransformerLayer/FFN/${conv}/Tensordot/Reshape_1`),
+    bias: part(layer, `FFN/${conv}/bias`),
+  });
 
   const embeddings = get("module/Embeddings_en") as Tensor2D;
   const invTimescales = get(`${STACK}Layer_0/AddTimingSignal/TimingSignal/ExpandDims_1`); // [1, 128]
   const layers = LAYERS.map(({ index, heads }) => ({
     heads,
-    norm: { scale: part(index, "layer_prepostprocess/layer_norm/layer_norm_scale"), bias: part(index, "layer_prepostprocess/layer_norm/layer_norm_bias") },
-    qkv: { kernel: kernel(index, "MultiheadAttention/qkv_transform_single"), bias: part(index, "MultiheadAttention/qkv_transform_single/bias") },
-    out: { kernel: kernel(index, "MultiheadAttention/output_transform_single"), bias: part(index, "MultiheadAttention/output_transform_single/bias") },
+    norm: norm(index, "layer_prepostprocess/layer_norm"),
+    qkv: projection(index, "MultiheadAttention/qkv_transform_single"),
+    out: projection(index, "MultiheadAttention/output_transform_single"),
+    // layer 0 lifts its 256-wide input to 512 for the residual path
     residual:
-      index === 0 ? { kernel: matrix(`${ROOT}Encode/Layer_0/TransformerLayer/dense/kernel/ConcatPartitions/concat`), bias: part(0, "dense/bias") } : null,
-    ffnNorm: { scale: part(index, "FFN/layer_prepostprocess/layer_norm/layer_norm_scale"), bias: part(index, "FFN/layer_prepostprocess/layer_norm/layer_norm_bias") },
-    conv1: { kernel: matrix(`${STACK}Layer_${index}/TransformerLayer/FFN/conv1/Tensordot/Reshape_1`), bias: part(index, "FFN/conv1/bias") },
-    conv2: { kernel: matrix(`${STACK}Layer_${index}/TransformerLayer/FFN/conv2/Tensordot/Reshape_1`), bias: part(index, "FFN/conv2/bias") },
+      index === 0 ? { kernel: matrix(`${ROOT}${layerPath(0, "dense/kernel")}/ConcatPartitions/concat`), bias: part(0, "dense/bias") } : null,
+    ffnNorm: norm(index, "FFN/layer_prepostprocess/layer_norm"),
+    conv1: feedForward(index, "conv1"),
+    conv2: feedForward(index, "conv2"),
   }));
-  const tanhLayer = { kernel: matrix("module/Encoder_en/hidden_layers/tanh_layer_0/weights"), bias: get("module/Encoder_en/hidden_layers/tanh_layer_0/bias") };
+  const tanhLayer = {
+    kernel: matrix("module/Encoder_en/hidden_layers/tanh_layer_0/weights"),
+    bias: get("module/Encoder_en/hidden_layers/tanh_layer_0/bias"),
+  };
 
   const layerNorm = (x: Tensor, scale: Tensor, bias: Tensor): Tensor => {
     const centered = tf.sub(x, tf.mean(x, -1, true));
