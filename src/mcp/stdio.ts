@@ -109,7 +109,7 @@ export async function runStdioAdapter(options: AdapterOptions = {}): Promise<voi
   });
 }
 
-/** A stray console.log (ours or a dependency's) would corrupt the protocol: console goes to stderr. */
+/** A stray console call (ours or a dependency's) would corrupt the protocol: console goes to stderr. */
 export function routeConsoleToStderr(): void {
   const toStderr = new Console({ stdout: process.stderr, stderr: process.stderr });
   // patch the existing object too: modules may hold a reference to it

@@ -16,6 +16,22 @@ const entryName = "brain-mcp";
 /** Imports that stay outside the bundle (loaded from tsc's dist/ when a command needs them). */
 const UNBUNDLED = [join(dist, "cli", "serve.js"), join(dist, "cli", "admin.js"), join(dist, "service", "embedded.js")];
 
+/** The server the handshake is recorded from: no client, no log; only the tool names and version change answers. */
+export function recordingServerOptions(toolNames, version) {
+  const quiet = { error() {}, warn() {}, info() {}, debug() {} };
+  return {
+    openClient: null,
+    baseURL: "http://127.0.0.1:8787",
+    configPath: "config.json",
+    toolNames,
+    timeoutMs: 1000,
+    maxRetries: 0,
+    callDeadlineMs: 1000,
+    logger: quiet,
+    version,
+  };
+}
+
 /** The server's own answers, taken from the real server over the SDK's in-memory transport. */
 export async function recordHandshake() {
   const load = (path) => import(pathToFileURL(join(root, path)).href);
@@ -24,19 +40,8 @@ export async function recordHandshake() {
     import("@modelcontextprotocol/sdk/inMemory.js"),
     import("@modelcontextprotocol/sdk/types.js"),
   ]);
-  const quiet = { error() {}, warn() {}, info() {}, debug() {} };
   const answersFor = async (toolNames) => {
-    const brain = createServer({
-      openClient: null,
-      baseURL: "http://127.0.0.1:8787",
-      configPath: "config.json",
-      toolNames,
-      timeoutMs: 1000,
-      maxRetries: 0,
-      callDeadlineMs: 1000,
-      logger: quiet,
-      version: (await load("dist/version.js")).VERSION,
-    });
+    const brain = createServer(recordingServerOptions(toolNames, (await load("dist/version.js")).VERSION));
     const [client, server] = InMemoryTransport.createLinkedPair();
     const answers = new Map();
     client.onmessage = (message) => answers.get(message.id)?.(message);

@@ -7,9 +7,8 @@ import { startHandshake, type HandshakeAnswers, type RelayStreams } from "../../
 import { createServer } from "../../dist/mcp/server.js";
 import type { ToolNameMode } from "../../dist/config/env.js";
 // @ts-expect-error: a plain JS build script
-import { recordHandshake } from "./bundle.js";
+import { recordHandshake, recordingServerOptions } from "./bundle.js";
 
-const quiet = { error() {}, warn() {}, info() {}, debug() {} };
 let answers: HandshakeAnswers;
 
 beforeAll(async () => {
@@ -17,17 +16,7 @@ beforeAll(async () => {
 });
 
 function serverOn(streams: RelayStreams, toolNames: ToolNameMode) {
-  const brain = createServer({
-    openClient: null,
-    baseURL: "http://127.0.0.1:8787",
-    configPath: "config.json",
-    toolNames,
-    timeoutMs: 1000,
-    maxRetries: 0,
-    callDeadlineMs: 1000,
-    logger: quiet,
-    version: "0.1.0",
-  });
+  const brain = createServer(recordingServerOptions(toolNames, "0.1.0"));
   return brain.server.connect(new StdioServerTransport(streams.stdin as never, streams.stdout as never)).then(() => brain);
 }
 

@@ -44,19 +44,7 @@ export interface VectorRecord {
 }
 
 /** A memory to insert; the store assigns `rev`, `updated_at = created_at`, `access_count = 0`. */
-export interface NewMemory {
-  id: string;
-  workspace_id: string;
-  text: string;
-  meta: Record<string, unknown>;
-  vector: Float32Array;
-  embedder_id: string;
-  importance: number;
-  temporal_type: TemporalType;
-  valid_until: number | null;
-  categories: string[];
-  created_at: number;
-}
+export type NewMemory = Omit<MemoryRecord, "rev" | "updated_at" | "last_accessed_at" | "access_count"> & { vector: Float32Array };
 
 /** Fields a merge (or re-embed) may replace; the store bumps `rev` and sets `updated_at`. */
 export interface MemoryPatch {
