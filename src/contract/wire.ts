@@ -16,13 +16,21 @@ export interface Temporal {
   valid_until: string | null;
 }
 
+/**
+ * store's answer. The specification's fields in its order (status .. temporal); no extras. Ids are integers
+ * assigned by the store and never reused.
+ */
 export interface StoreResponse {
   status: "ok";
-  memory_id: string;
+  memory_id: number;
+  workspace_id: number;
+  /** `stored_new` (existing_id null) or `merged` (existing_id = memory_id = the surviving memory). */
+  dedup: { action: DedupAction; existing_id: number | null };
+  /** 1..10. */
   importance: number;
-  temporal: Temporal;
+  /** 2 to 4 labels: one domain, then one to three topics (src/service/models/judge/categories.ts). */
   categories: string[];
-  dedup: { action: DedupAction; existing_id: string | null };
+  temporal: Temporal;
 }
 
 export interface RetrieveRequest {
@@ -31,18 +39,20 @@ export interface RetrieveRequest {
   min_score?: number;
 }
 
+/** One element of retrieve's `memories`: the specification's fields (id .. meta), then our documented extras. */
 export interface RetrievedMemory {
-  memory_id: string;
+  id: number;
   text: string;
-  /** Hybrid score in 0..1 (DESIGN.md "Retrieval and decay"). */
+  /** Hybrid score in 0..1 (DESIGN.md "Retrieval and decay"); results are ranked by it. */
   score: number;
   /** Raw cosine between the query's and the memory's vectors, clamped to 0..1. */
   similarity: number;
   importance: number;
-  /** True for a time-bound memory past its valid_until (its score was multiplied by 0.2). */
-  expired: boolean;
   /** The caller's meta, beside the service's own `temporal` and `categories` keys (which win on a clash). */
   meta: Record<string, unknown> & { temporal: Temporal; categories: string[] };
+  // Extras (documented; no client may require them):
+  /** True for a time-bound memory past its valid_until (its score was multiplied by 0.2). */
+  expired: boolean;
   created_at: string;
   last_accessed_at: string | null;
   access_count: number;
@@ -50,9 +60,11 @@ export interface RetrievedMemory {
 
 export interface RetrieveResponse {
   memories: RetrievedMemory[];
+  /** Extra: memories.length. */
   count: number;
 }
 
+/** The specification names total_memories; the other five names are ours (it lists their meanings only). */
 export interface HealthSignals {
   total_memories: number;
   stale_memories: number;
@@ -69,22 +81,27 @@ export interface Recommendation {
 }
 
 export interface HealthResponse {
+  /** 0..100, one decimal. */
   quality_score: number;
   signals: HealthSignals;
+  // Extras:
   recommendations: Recommendation[];
   generated_at: string;
 }
 
+/** status's answer: the specification's nine fields in its order, then our documented extras. */
 export interface StatusResponse {
-  healthy: boolean;
-  workspace_id: string;
+  workspace_id: number;
   workspace_name: string;
   workspace_status: WorkspaceStatus;
-  plan: string;
+  plan_name: string;
   billing_cycle: string;
+  api_key_id: number;
   api_key_prefix: string;
-  memory_count: number;
+  healthy: boolean;
   server_time: string;
+  // Extras:
+  memory_count: number;
   version: string;
 }
 
