@@ -22,6 +22,14 @@ const STATUSES: readonly WorkspaceStatus[] = ["active", "suspended", "limit_reac
 
 class UsageError extends Error {}
 
+/** The commands whose third word is an id, and its name in the usage. */
+const ID_ARGUMENT: Record<string, string> = {
+  "workspace set-status": "WORKSPACE_ID",
+  "key create": "WORKSPACE_ID",
+  "key revoke": "KEY_ID",
+  "key import": "WORKSPACE_ID",
+};
+
 type Output = { json: Record<string, unknown>; human: string[] };
 
 async function readStdin(): Promise<string> {
@@ -42,6 +50,13 @@ function describeWorkspace(workspace: Workspace): Record<string, unknown> {
 
 function expectArgs(positionals: string[], count: number, shape: string): void {
   if (positionals.length !== count) throw new UsageError(`expected: ${shape}`);
+}
+
+/** Workspace and key ids are positive integers (assigned by the store). */
+function parseId(raw: string | undefined, what: string): number {
+  const id = raw !== undefined && /^[1-9][0-9]{0,14}$/.test(raw) ? Number(raw) : NaN;
+  if (!Number.isSafeInteger(id)) throw new UsageError(`${what} must be a positive integer, not ${JSON.stringify(raw ?? "")}`);
+  return id;
 }
 
 async function runCommand(
@@ -84,7 +99,7 @@ async function runCommand(
       expectArgs(positionals, 4, "workspace set-status WORKSPACE_ID STATUS");
       const status = positionals[3] as WorkspaceStatus;
       if (!STATUSES.includes(status)) throw new UsageError(`status must be one of ${STATUSES.join(", ")}`);
-      const workspace = await service.setWorkspaceStatus(positionals[2]!, status);
+      const workspace = await service.setWorkspaceStatus(parseId(positionals[2], "WORKSPACE_ID"), status);
       return {
         json: describeWorkspace(workspace),
         human: [`Workspace ${workspace.id} is now ${workspace.status}.`],
@@ -92,32 +107,36 @@ async function runCommand(
     }
     case "key create": {
       expectArgs(positionals, 3, "key create WORKSPACE_ID");
-      const key = await service.createKey(positionals[2]!);
+      const workspaceId = parseId(positionals[2], "WORKSPACE_ID");
+      const key = await service.createKey(workspaceId);
       return {
-        json: { workspace_id: positionals[2], key_id: key.keyId, api_key: key.apiKey, api_key_prefix: key.prefix },
-        human: [`API key ${key.keyId} for workspace ${positionals[2]} (shown once; store it now):`, key.apiKey],
+        json: { workspace_id: workspaceId, key_id: key.keyId, api_key: key.apiKey, api_key_prefix: key.prefix },
+        human: [`API key ${key.keyId} for workspace ${workspaceId} (shown once; store it now):`, key.apiKey],
       };
     }
     case "key revoke": {
       expectArgs(positionals, 3, "key revoke KEY_ID");
-      if (!(await service.revokeKey(positionals[2]!))) throw new Error(`no API key with id ${positionals[2]}`);
-      return { json: { key_id: positionals[2], revoked: true }, human: [`API key ${positionals[2]} is revoked.`] };
+      const keyId = parseId(positionals[2], "KEY_ID");
+      if (!(await service.revokeKey(keyId))) throw new Error(`no API key with id ${keyId}`);
+      return { json: { key_id: keyId, revoked: true }, human: [`API key ${keyId} is revoked.`] };
     }
     case "key import": {
       expectArgs(positionals, 4, "key import WORKSPACE_ID KEY (or - to read the key from stdin)");
+      const workspaceId = parseId(positionals[2], "WORKSPACE_ID");
       const apiKey = positionals[3] === "-" ? await readStdin() : positionals[3]!.trim();
       if (apiKey === "" || /\s/.test(apiKey)) throw new UsageError("the key to import must be one word with no spaces");
-      const key = await service.importKey(positionals[2]!, apiKey);
+      const key = await service.importKey(workspaceId, apiKey);
       return {
-        json: { workspace_id: positionals[2], key_id: key.keyId, api_key_prefix: key.prefix },
-        human: [`Imported API key ${key.keyId} (prefix ${key.prefix}) for workspace ${positionals[2]}.`],
+        json: { workspace_id: workspaceId, key_id: key.keyId, api_key_prefix: key.prefix },
+        human: [`Imported API key ${key.keyId} (prefix ${key.prefix}) for workspace ${workspaceId}.`],
       };
     }
     case "reembed": {
       expectArgs(positionals, 1, "reembed [--workspace WORKSPACE_ID]");
-      const count = await service.reembed(flags.workspace ? { workspaceId: flags.workspace } : {});
+      const workspaceId = flags.workspace === undefined ? undefined : parseId(flags.workspace, "--workspace");
+      const count = await service.reembed(workspaceId === undefined ? {} : { workspaceId });
       return {
-        json: { ...(flags.workspace ? { workspace_id: flags.workspace } : {}), reembedded: count },
+        json: { ...(workspaceId === undefined ? {} : { workspace_id: workspaceId }), reembedded: count },
         human: [`Re-embedded ${count} memor${count === 1 ? "y" : "ies"}.`],
       };
     }
@@ -167,6 +186,10 @@ export async function runAdmin(argv: string[], env: NodeJS.ProcessEnv = process.
     if (positionals[0] !== "reembed" && !known.includes(`${positionals[0]} ${positionals[1]}`)) {
       throw new UsageError(`unknown command: ${positionals.join(" ")}`);
     }
+    // A malformed id is a usage error, found before the store is opened (or created).
+    const idNamed = ID_ARGUMENT[`${positionals[0]} ${positionals[1]}`];
+    if (idNamed && positionals[2] !== undefined) parseId(positionals[2], idNamed);
+    if (values.workspace !== undefined) parseId(values.workspace, "--workspace");
     service = await openStore(location, env, log, { withoutModels: positionals[0] !== "reembed" });
     const out = await runCommand(service, positionals, values);
     process.stdout.write(values.json ? `${JSON.stringify(out.json)}\n` : `${out.human.join("\n")}\n`);

@@ -25,7 +25,8 @@ export interface EmbeddedService {
 }
 
 interface EmbeddedFile {
-  workspace_id: string;
+  /** An integer; a file written by 0.1.0 holds its text id (unused: the key finds its workspace). */
+  workspace_id: number | string;
   api_key: string;
   db_path: string;
 }
@@ -37,7 +38,7 @@ const STALE_LOCK_MS = 60_000;
 async function readEmbeddedFile(path: string): Promise<EmbeddedFile | null> {
   try {
     const parsed = JSON.parse(await readFile(path, "utf8")) as Partial<EmbeddedFile>;
-    return typeof parsed.api_key === "string" && typeof parsed.workspace_id === "string" ? (parsed as EmbeddedFile) : null;
+    return typeof parsed.api_key === "string" ? (parsed as EmbeddedFile) : null;
   } catch {
     return null;
   }

@@ -4,13 +4,13 @@ import { RATE_LIMIT_BURST_DEFAULT, RATE_LIMIT_RPS_DEFAULT } from "../contract/li
 import type { StatusResponse, WorkspaceStatus } from "../contract/wire.js";
 import { healthCountsQuery, healthReport } from "./health/index.js";
 import { countDuplicatePairs } from "./health/duplicates.js";
-import { hashApiKey, keyPrefix, newApiKey, newKeyId, newMemoryId, newWorkspaceId, type RandomBytes } from "./ids.js";
+import { hashApiKey, keyPrefix, newApiKey, type RandomBytes } from "./ids.js";
 import type { Embedder, Judge } from "./models/types.js";
 import { runWritePipeline } from "./pipeline/index.js";
 import type { PiiVerdict } from "./pipeline/pii-types.js";
 import { retrieveMemories } from "./retrieval/retrieve.js";
 import { VectorIndexes } from "./retrieval/vector-index.js";
-import type { MemoryStore, NewWorkspace, StoredKey } from "./store/types.js";
+import type { MemoryStore, NewKey, NewWorkspace } from "./store/types.js";
 import { isoSeconds } from "./time.js";
 import type { AdminService, AuthContext, MemoryService, ServiceLog, Workspace } from "./types.js";
 
@@ -44,7 +44,6 @@ export function createService(deps: CoreDeps): MemoryService & AdminService {
   const nowMs = () => now().getTime();
 
   const newWorkspace = (input: { name: string; plan?: string; billing_cycle?: string }, at: number): NewWorkspace => ({
-    id: newWorkspaceId(at, deps.random),
     name: input.name,
     plan: input.plan ?? DEFAULT_PLAN,
     billing_cycle: input.billing_cycle ?? DEFAULT_BILLING_CYCLE,
@@ -52,19 +51,17 @@ export function createService(deps: CoreDeps): MemoryService & AdminService {
     created_at: at,
   });
   /** Only the key's SHA-256 is stored. */
-  const newKey = (workspaceId: string, apiKey: string, at: number): StoredKey => ({
-    id: newKeyId(at, deps.random),
-    workspace_id: workspaceId,
+  const newKey = (apiKey: string, at: number): Omit<NewKey, "workspace_id"> => ({
     key_hash: hashApiKey(apiKey),
     prefix: keyPrefix(apiKey),
     created_at: at,
   });
 
   /** The workspace's vector index, caught up with the store (shared by concurrent readers). */
-  const loadIndex = (workspaceId: string) =>
+  const loadIndex = (workspaceId: number) =>
     indexes.refreshShared(workspaceId, (since, limit) => store.vectorsSince(workspaceId, since, limit));
 
-  async function requireWorkspace(id: string): Promise<Workspace> {
+  async function requireWorkspace(id: number): Promise<Workspace> {
     const ws = await store.getWorkspace(id);
     if (!ws) throw new Error(`workspace ${id} does not exist`);
     return ws;
@@ -86,7 +83,6 @@ export function createService(deps: CoreDeps): MemoryService & AdminService {
           judge,
           screenPii: deps.screenPii,
           now,
-          newMemoryId: (ms) => newMemoryId(ms, deps.random),
         },
         auth.workspace.id,
         input,
@@ -112,16 +108,18 @@ export function createService(deps: CoreDeps): MemoryService & AdminService {
     async status(auth): Promise<StatusResponse> {
       const workspace = (await store.getWorkspace(auth.workspace.id)) ?? auth.workspace;
       const [memoryCount, healthy] = await Promise.all([store.countMemories(workspace.id), service.healthy()]);
+      // The specification's nine fields in its order, then the documented extras.
       return {
-        healthy,
         workspace_id: workspace.id,
         workspace_name: workspace.name,
         workspace_status: workspace.status,
-        plan: workspace.plan,
+        plan_name: workspace.plan,
         billing_cycle: workspace.billing_cycle,
+        api_key_id: auth.keyId,
         api_key_prefix: auth.keyPrefix,
-        memory_count: memoryCount,
+        healthy,
         server_time: isoSeconds(nowMs()),
+        memory_count: memoryCount,
         version: deps.version,
       };
     },
@@ -154,19 +152,16 @@ export function createService(deps: CoreDeps): MemoryService & AdminService {
     },
 
     async createWorkspace(input) {
-      const workspace = newWorkspace(input, nowMs());
-      await store.insertWorkspace(workspace);
-      return requireWorkspace(workspace.id);
+      return store.insertWorkspace(newWorkspace(input, nowMs()));
     },
 
     async createFirstWorkspace(name) {
       if ((await store.countWorkspaces()) > 0) return null; // every start but the first, without taking a lock
       const at = nowMs();
-      const workspace = newWorkspace({ name }, at);
       const apiKey = newApiKey(deps.random);
-      const key = newKey(workspace.id, apiKey, at);
-      if (!(await store.insertFirstWorkspace(workspace, key))) return null;
-      return { workspace: await requireWorkspace(workspace.id), keyId: key.id, apiKey, prefix: key.prefix };
+      const key = newKey(apiKey, at);
+      const made = await store.insertFirstWorkspace(newWorkspace({ name }, at), key);
+      return made && { workspace: made.workspace, keyId: made.keyId, apiKey, prefix: key.prefix };
     },
 
     async setWorkspaceStatus(workspaceId, status) {
@@ -192,9 +187,8 @@ export function createService(deps: CoreDeps): MemoryService & AdminService {
     async importKey(workspaceId, apiKey) {
       await requireWorkspace(workspaceId);
       if (!apiKey || /\s/.test(apiKey)) throw new Error("an API key is one word without spaces");
-      const key = newKey(workspaceId, apiKey, nowMs());
-      await store.insertKey(key);
-      return { keyId: key.id, prefix: key.prefix };
+      const key = newKey(apiKey, nowMs());
+      return { keyId: await store.insertKey({ ...key, workspace_id: workspaceId }), prefix: key.prefix };
     },
 
     revokeKey(keyId) {
@@ -207,7 +201,7 @@ export function createService(deps: CoreDeps): MemoryService & AdminService {
         const batch = await store.memoriesNotEmbeddedBy(embedder.id, REEMBED_BATCH, opts.workspaceId);
         if (batch.length === 0) break;
         const vectors = await embedder.embed(batch.map((m) => m.text), "document");
-        const byWorkspace = new Map<string, number[]>();
+        const byWorkspace = new Map<number, number[]>();
         batch.forEach((m, i) => byWorkspace.set(m.workspace_id, [...(byWorkspace.get(m.workspace_id) ?? []), i]));
         for (const [workspaceId, positions] of byWorkspace) {
           await store.writeInWorkspace(workspaceId, async (tx) => {

@@ -12,7 +12,8 @@ import type {
 import type { PiiType } from "./pipeline/pii-types.js";
 
 export interface Workspace {
-  id: string;
+  /** Assigned by the store, never reused. */
+  id: number;
   name: string;
   plan: string;
   billing_cycle: string;
@@ -23,7 +24,7 @@ export interface Workspace {
 /** Who is calling: resolved from the bearer key. */
 export interface AuthContext {
   workspace: Workspace;
-  keyId: string;
+  keyId: number;
   /** The key's public prefix (first 11 characters). */
   keyPrefix: string;
 }
@@ -68,7 +69,7 @@ export interface MemoryService {
   health(auth: AuthContext): Promise<HealthResponse>;
   status(auth: AuthContext): Promise<StatusResponse>;
   /** Takes one token from the key's bucket (shared across processes where the store allows). */
-  consumeRateLimit(keyId: string): Promise<RateDecision>;
+  consumeRateLimit(keyId: number): Promise<RateDecision>;
   /**
    * Runs the query model once and loads the vector indexes of the `workspaces` most recently written workspaces, one
    * after another, so the first reads after a start do not wait for them (seconds at 100,000 memories). Requests are
@@ -83,7 +84,7 @@ export interface MemoryService {
 /** Workspace and key administration (`brain-mcp admin`, first start of `serve`, `--embedded`). */
 export interface AdminService {
   createWorkspace(input: { name: string; plan?: string; billing_cycle?: string }): Promise<Workspace>;
-  setWorkspaceStatus(workspaceId: string, status: WorkspaceStatus): Promise<Workspace>;
+  setWorkspaceStatus(workspaceId: number, status: WorkspaceStatus): Promise<Workspace>;
   countWorkspaces(): Promise<number>;
   /** Every workspace, oldest first, with its memory count and live keys (`admin workspace list`). */
   listWorkspaces(): Promise<{ workspace: Workspace; memories: number; liveKeys: number }[]>;
@@ -91,14 +92,14 @@ export interface AdminService {
    * On a store with no workspace, makes one named `name` with a key, in one step that several processes starting
    * together on an empty store can race safely: exactly one gets it back, the others (and every later start) null.
    */
-  createFirstWorkspace(name: string): Promise<{ workspace: Workspace; keyId: string; apiKey: string; prefix: string } | null>;
+  createFirstWorkspace(name: string): Promise<{ workspace: Workspace; keyId: number; apiKey: string; prefix: string } | null>;
   /** Makes a new key; the plaintext is returned once and only its SHA-256 is kept. */
-  createKey(workspaceId: string): Promise<{ keyId: string; apiKey: string; prefix: string }>;
+  createKey(workspaceId: number): Promise<{ keyId: number; apiKey: string; prefix: string }>;
   /** Registers an existing key (e.g. of an older prefix) for a workspace. */
-  importKey(workspaceId: string, apiKey: string): Promise<{ keyId: string; prefix: string }>;
-  revokeKey(keyId: string): Promise<boolean>;
+  importKey(workspaceId: number, apiKey: string): Promise<{ keyId: number; prefix: string }>;
+  revokeKey(keyId: number): Promise<boolean>;
   /** Re-embeds every memory whose vector came from another model; returns how many were re-embedded. */
-  reembed(opts?: { workspaceId?: string }): Promise<number>;
+  reembed(opts?: { workspaceId?: number }): Promise<number>;
 }
 
 export interface ServiceOptions {

@@ -1,15 +1,15 @@
-// Stage 7: commit. A new memory is inserted; a merge updates the surviving memory (bumping its rev). Runs inside the
+// Stage 7: commit. A new memory is inserted (the store assigns its integer id); a merge updates the surviving memory (bumping its rev). Runs inside the
 // workspace's write transaction, with the usage event, so an acknowledged store is billed exactly once.
 import type { StoreResponse } from "../../contract/wire.js";
 import type { WorkspaceTx } from "../store/types.js";
 import { mergeMeta } from "./dedup.js";
 import type { Draft } from "./draft.js";
 
-export async function commit(draft: Draft, tx: WorkspaceTx, nowMs: number, newId: () => string): Promise<StoreResponse> {
+export async function commit(draft: Draft, tx: WorkspaceTx, nowMs: number): Promise<StoreResponse> {
   const temporal = draft.temporal!;
   const validUntil = temporal.valid_until === null ? null : Date.parse(temporal.valid_until);
   const dup = draft.duplicateOf;
-  let memoryId: string;
+  let memoryId: number;
   if (dup) {
     const keepNew = draft.keepsNewText === true;
     memoryId = dup.memory.id;
@@ -26,9 +26,7 @@ export async function commit(draft: Draft, tx: WorkspaceTx, nowMs: number, newId
       nowMs,
     );
   } else {
-    memoryId = newId();
-    await tx.insertMemory({
-      id: memoryId,
+    const inserted = await tx.insertMemory({
       workspace_id: draft.workspaceId,
       text: draft.text,
       meta: draft.meta,
@@ -40,14 +38,17 @@ export async function commit(draft: Draft, tx: WorkspaceTx, nowMs: number, newId
       categories: draft.categories!,
       created_at: nowMs,
     });
+    memoryId = inserted.id;
   }
   await tx.recordUsage("write", memoryId, nowMs);
+  // The specification's fields in its order.
   return {
     status: "ok",
     memory_id: memoryId,
-    importance: draft.importance!,
-    temporal,
-    categories: draft.categories!,
+    workspace_id: draft.workspaceId,
     dedup: dup ? { action: "merged", existing_id: memoryId } : { action: "stored_new", existing_id: null },
+    importance: draft.importance!,
+    categories: draft.categories!,
+    temporal,
   };
 }

@@ -8,8 +8,8 @@ import type { Draft } from "./draft.js";
 
 export interface NearestLookup {
   /** Existing memories with cosine >= threshold, most similar first (a few at most). */
-  candidates(vector: Float32Array, threshold: number): Array<{ id: string; cosine: number }>;
-  load(id: string): Promise<MemoryRecord | null>;
+  candidates(vector: Float32Array, threshold: number): Array<{ id: number; cosine: number }>;
+  load(id: number): Promise<MemoryRecord | null>;
 }
 
 /** How many near memories are checked before a draft is stored as new. */

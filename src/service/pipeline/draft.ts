@@ -5,7 +5,7 @@ import type { Judgement } from "../models/types.js";
 import type { MemoryRecord } from "../store/types.js";
 
 export interface Draft {
-  workspaceId: string;
+  workspaceId: number;
   /** Trimmed text, within limits (validated at the edge). */
   text: string;
   meta: Record<string, unknown>;

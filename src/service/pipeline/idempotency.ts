@@ -30,5 +30,6 @@ export function replayOf(record: IdempotencyRecord | null, hash: string): StoreR
       "This Idempotency-Key was already used for a different request body in the last 24 hours. Use a new key for a new memory.",
     );
   }
+  // Stored by this version, or rewritten to its shape when a 0.1.0 store was migrated.
   return record.response as StoreResponse;
 }

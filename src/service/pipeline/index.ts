@@ -25,12 +25,11 @@ export interface WriteDeps {
   judge: Judge;
   screenPii: (text: string) => PiiVerdict;
   now: () => Date;
-  newMemoryId: (nowMs: number) => string;
 }
 
 export async function runWritePipeline(
   deps: WriteDeps,
-  workspaceId: string,
+  workspaceId: number,
   input: StoreInput,
   idempotencyKey: string | undefined,
 ): Promise<StoreResponse> {
@@ -58,13 +57,13 @@ export async function runWritePipeline(
     const index = await indexes.refresh(workspaceId, (since) => tx.vectorsSince(since));
     const lookup = {
       candidates: (v: Float32Array, threshold: number) => index.search(v, threshold, DEDUP_CANDIDATES),
-      load: (id: string) => tx.getMemory(id),
+      load: (id: number) => tx.getMemory(id),
     };
     let d = await dedup(draft, lookup, embedder.dedupThreshold, embedder.distinctFacts?.bind(embedder));
     d = importance(d);
     d = temporal(d);
     d = categories(d);
-    const response = await commit(d, tx, nowMs, () => deps.newMemoryId(nowMs));
+    const response = await commit(d, tx, nowMs);
     if (idempotencyKey) {
       await tx.putIdempotency(
         { workspace_id: workspaceId, key: idempotencyKey, request_hash: hash, response, created_at: nowMs },

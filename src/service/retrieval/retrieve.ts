@@ -21,7 +21,7 @@ export function temporalOf(m: MemoryRecord): Temporal {
     : { type: "persistent", valid_until: null };
 }
 
-export async function retrieveMemories(deps: RetrieveDeps, workspaceId: string, input: RetrieveInput): Promise<RetrieveResponse> {
+export async function retrieveMemories(deps: RetrieveDeps, workspaceId: number, input: RetrieveInput): Promise<RetrieveResponse> {
   const { store, indexes, embedder } = deps;
   const [[query], index] = await Promise.all([
     embedder.embed([input.query], "query"),
@@ -49,14 +49,15 @@ export async function retrieveMemories(deps: RetrieveDeps, workspaceId: string, 
 
   await store.recordRead(workspaceId, chosen.map((c) => c.record.id), nowMs);
 
+  // The specification's fields in its order (id .. meta), then the documented extras.
   const memories: RetrievedMemory[] = chosen.map(({ record, cosine, score, expired }) => ({
-    memory_id: record.id,
+    id: record.id,
     text: record.text,
     score: round6(score),
     similarity: round6(Math.min(1, Math.max(0, cosine))),
     importance: record.importance,
-    expired,
     meta: { ...record.meta, temporal: temporalOf(record), categories: record.categories },
+    expired,
     created_at: isoSeconds(record.created_at),
     // The answer shows the memory as this retrieval left it.
     last_accessed_at: isoSeconds(nowMs),

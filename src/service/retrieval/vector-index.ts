@@ -9,7 +9,7 @@ import { Int8Kernel, codeStrideFor } from "./int8-kernel.js";
 
 export interface Match {
   slot: number;
-  id: string;
+  id: number;
   cosine: number;
 }
 
@@ -68,13 +68,13 @@ export class WorkspaceIndex {
   maxRev = 0;
   /** Slots used (live or dead). */
   count = 0;
-  ids: (string | null)[] = [];
+  ids: (number | null)[] = [];
   /** The rev that last wrote each slot. */
   revs: number[] = [];
   /** Bytes per int8 row in the int8 kernel; floats per row in the float kernel. */
   readonly codeStride: number;
   readonly stride: number;
-  private slots = new Map<string, number>();
+  private slots = new Map<number, number>();
   private kernel: Int8Kernel;
   private floats: DotKernel;
   /** Per slot: the int8 scale, and scale · Σ|code| / 2 (the row's share of the error bound). */
@@ -239,7 +239,7 @@ export class WorkspaceIndex {
     this.halfL1[slot] = (scale * codeL1) / 2;
   }
 
-  private append(id: string): number {
+  private append(id: number): number {
     const slot = this.count++;
     // Room for the rows plus one scan's scratch (query codes and 4 bytes of result per row).
     this.kernel.ensure((this.count + 1) * this.codeStride + 4 * this.count);
@@ -261,7 +261,7 @@ export class WorkspaceIndex {
     return slot;
   }
 
-  private remove(id: string, slot: number): void {
+  private remove(id: number, slot: number): void {
     this.slots.delete(id);
     this.ids[slot] = null;
     this.floats.floats.fill(0, slot * this.stride, (slot + 1) * this.stride);
@@ -273,10 +273,10 @@ export class WorkspaceIndex {
 
 /** The indexes of every workspace this process has served, built lazily. */
 export class VectorIndexes {
-  private byWorkspace = new Map<string, WorkspaceIndex>();
+  private byWorkspace = new Map<number, WorkspaceIndex>();
   /** Per workspace: the shared read refresh running now, and the one queued to start after it. */
-  private running = new Map<string, Promise<WorkspaceIndex>>();
-  private queued = new Map<string, Promise<WorkspaceIndex>>();
+  private running = new Map<number, Promise<WorkspaceIndex>>();
+  private queued = new Map<number, Promise<WorkspaceIndex>>();
 
   constructor(
     private readonly dimensions: number,
@@ -287,7 +287,7 @@ export class VectorIndexes {
    * Brings the workspace's index up to date using `fetchSince` (the store, or a write transaction). The write path
    * uses this: its fetch runs in its own transaction and never waits on anyone else's.
    */
-  async refresh(workspaceId: string, fetchSince: (sinceRev: number) => Promise<VectorRecord[]>): Promise<WorkspaceIndex> {
+  async refresh(workspaceId: number, fetchSince: (sinceRev: number) => Promise<VectorRecord[]>): Promise<WorkspaceIndex> {
     const index = this.indexFor(workspaceId);
     index.apply(await fetchSince(index.maxRev));
     return index;
@@ -301,7 +301,7 @@ export class VectorIndexes {
    * workspace does not stall every other workspace's requests.
    */
   refreshShared(
-    workspaceId: string,
+    workspaceId: number,
     fetchPage: (sinceRev: number, limit: number) => Promise<VectorRecord[]>,
     pageRows = REFRESH_PAGE_ROWS,
   ): Promise<WorkspaceIndex> {
@@ -323,7 +323,7 @@ export class VectorIndexes {
   }
 
   private async catchUp(
-    workspaceId: string,
+    workspaceId: number,
     fetchPage: (sinceRev: number, limit: number) => Promise<VectorRecord[]>,
     pageRows: number,
   ): Promise<WorkspaceIndex> {
@@ -337,11 +337,11 @@ export class VectorIndexes {
   }
 
   /** Forgets a workspace's index (after a re-embed the whole workspace changes). */
-  drop(workspaceId: string): void {
+  drop(workspaceId: number): void {
     this.byWorkspace.delete(workspaceId);
   }
 
-  private indexFor(workspaceId: string): WorkspaceIndex {
+  private indexFor(workspaceId: number): WorkspaceIndex {
     let index = this.byWorkspace.get(workspaceId);
     if (!index) {
       index = new WorkspaceIndex(this.dimensions, this.embedderId);

@@ -14,7 +14,7 @@ import type {
   MemoryStore,
   NewMemory,
   NewWorkspace,
-  StoredKey,
+  NewKey,
   UsageKind,
   VectorRecord,
   WorkspaceSummary,
@@ -51,7 +51,7 @@ export async function openPostgresStore(databaseUrl: string, opts: PostgresStore
     idleTimeoutMillis: 30_000,
     keepAlive: true,
     application_name: "brain-mcp",
-    // Every bigint here is a millisecond timestamp, a rev or a count: all well inside 2^53.
+    // Every bigint here is an id, a millisecond timestamp, a rev or a count: all well inside 2^53.
     types: {
       getTypeParser: ((oid: number, format?: string) =>
         oid === int8 ? (v: string) => Number(v) : pg.types.getTypeParser(oid, format as "text")) as never,
@@ -87,7 +87,7 @@ function poolSizeFromUrl(databaseUrl: string): number | undefined {
 }
 
 /** Each workspace's writes serialize on this lock; a 64-bit hash of a namespaced id keeps it apart from others'. */
-const WORKSPACE_LOCK_SQL = "SELECT pg_advisory_xact_lock(hashtextextended('brain-mcp:ws:' || $1, 0))";
+const WORKSPACE_LOCK_SQL = "SELECT pg_advisory_xact_lock(hashtextextended('brain-mcp:ws:' || $1::text, 0))";
 /** Serializes "create the first workspace when there is none" across processes. */
 const FIRST_WORKSPACE_LOCK_SQL = "SELECT pg_advisory_xact_lock(hashtextextended('brain-mcp:first-workspace', 0))";
 
@@ -119,9 +119,9 @@ interface Queryable {
 }
 
 /** The statements shared by the locked transaction and the unlocked reads. */
-async function vectorsSince(db: Queryable, workspaceId: string, sinceRev: number, limit?: number): Promise<VectorRecord[]> {
+async function vectorsSince(db: Queryable, workspaceId: number, sinceRev: number, limit?: number): Promise<VectorRecord[]> {
   const page = limit === undefined ? "" : " LIMIT $3";
-  const { rows } = await db.query<{ id: string; rev: number; embedder_id: string; vector: Buffer }>(
+  const { rows } = await db.query<{ id: number; rev: number; embedder_id: string; vector: Buffer }>(
     `SELECT id, rev, embedder_id, vector FROM memories WHERE workspace_id = $1 AND rev > $2 ORDER BY rev${page}`,
     limit === undefined ? [workspaceId, sinceRev] : [workspaceId, sinceRev, limit],
   );
@@ -130,7 +130,7 @@ async function vectorsSince(db: Queryable, workspaceId: string, sinceRev: number
 
 async function getIdempotency(
   db: Queryable,
-  workspaceId: string,
+  workspaceId: number,
   key: string,
   notBeforeMs: number,
 ): Promise<IdempotencyRecord | null> {
@@ -144,28 +144,23 @@ async function getIdempotency(
     : null;
 }
 
-async function insertWorkspace(db: Queryable, w: NewWorkspace): Promise<void> {
-  await db.query("INSERT INTO workspaces (id, name, plan, billing_cycle, status, created_at) VALUES ($1, $2, $3, $4, $5, $6)", [
-    w.id,
-    w.name,
-    w.plan,
-    w.billing_cycle,
-    w.status,
-    w.created_at,
-  ]);
+async function insertWorkspace(db: Queryable, w: NewWorkspace): Promise<Workspace> {
+  const { rows } = await db.query<WorkspaceRow>(
+    "INSERT INTO workspaces (name, plan, billing_cycle, status, created_at) VALUES ($1, $2, $3, $4, $5) RETURNING *",
+    [w.name, w.plan, w.billing_cycle, w.status, w.created_at],
+  );
+  return toWorkspace(rows[0]!);
 }
 
-async function insertKey(db: Queryable, key: StoredKey): Promise<void> {
-  await db.query("INSERT INTO api_keys (id, workspace_id, key_hash, prefix, created_at) VALUES ($1, $2, $3, $4, $5)", [
-    key.id,
-    key.workspace_id,
-    key.key_hash,
-    key.prefix,
-    key.created_at,
-  ]);
+async function insertKey(db: Queryable, key: NewKey): Promise<number> {
+  const { rows } = await db.query<{ id: number }>(
+    "INSERT INTO api_keys (workspace_id, key_hash, prefix, created_at) VALUES ($1, $2, $3, $4) RETURNING id",
+    [key.workspace_id, key.key_hash, key.prefix, key.created_at],
+  );
+  return rows[0]!.id;
 }
 
-async function recordUsage(db: Queryable, workspaceId: string, kind: UsageKind, memoryId: string | null, nowMs: number) {
+async function recordUsage(db: Queryable, workspaceId: number, kind: UsageKind, memoryId: number | null, nowMs: number) {
   await db.query("INSERT INTO usage_events (workspace_id, kind, memory_id, created_at) VALUES ($1, $2, $3, $4)", [
     workspaceId,
     kind,
@@ -183,7 +178,7 @@ const nextRev = (workspaceParam: string) =>
 
 class PostgresWorkspaceTx implements WorkspaceTx {
   constructor(
-    readonly workspaceId: string,
+    readonly workspaceId: number,
     private readonly client: PoolClient,
   ) {}
 
@@ -191,7 +186,7 @@ class PostgresWorkspaceTx implements WorkspaceTx {
     return vectorsSince(this.client, this.workspaceId, sinceRev);
   }
 
-  async getMemory(id: string): Promise<MemoryRecord | null> {
+  async getMemory(id: number): Promise<MemoryRecord | null> {
     const { rows } = await this.client.query<MemoryRow>(
       `SELECT ${MEMORY_COLUMNS} FROM memories WHERE workspace_id = $1 AND id = $2`,
       [this.workspaceId, id],
@@ -201,12 +196,11 @@ class PostgresWorkspaceTx implements WorkspaceTx {
 
   async insertMemory(m: NewMemory): Promise<MemoryRecord> {
     const { rows } = await this.client.query<MemoryRow>(
-      `INSERT INTO memories (id, workspace_id, text, meta, vector, embedder_id, importance, temporal_type, valid_until,
+      `INSERT INTO memories (workspace_id, text, meta, vector, embedder_id, importance, temporal_type, valid_until,
                              categories, created_at, updated_at, last_accessed_at, access_count, rev)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $11, NULL, 0, ${nextRev("$2")})
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10, NULL, 0, ${nextRev("$1")})
        RETURNING ${MEMORY_COLUMNS}`,
       [
-        m.id,
         this.workspaceId,
         m.text,
         JSON.stringify(m.meta),
@@ -222,7 +216,7 @@ class PostgresWorkspaceTx implements WorkspaceTx {
     return toMemory(rows[0]!);
   }
 
-  async updateMemory(id: string, patch: MemoryPatch, nowMs: number): Promise<MemoryRecord | null> {
+  async updateMemory(id: number, patch: MemoryPatch, nowMs: number): Promise<MemoryRecord | null> {
     const sets: string[] = [];
     const params: unknown[] = [this.workspaceId, id];
     const set = (column: string, value: unknown) => {
@@ -263,7 +257,7 @@ class PostgresWorkspaceTx implements WorkspaceTx {
     );
   }
 
-  recordUsage(kind: UsageKind, memoryId: string | null, nowMs: number): Promise<void> {
+  recordUsage(kind: UsageKind, memoryId: number | null, nowMs: number): Promise<void> {
     return recordUsage(this.client, this.workspaceId, kind, memoryId, nowMs);
   }
 }
@@ -324,28 +318,28 @@ export class PostgresStore implements MemoryStore {
 
   // Workspaces
 
-  async insertWorkspace(w: NewWorkspace) {
-    await insertWorkspace(this.db, w);
+  insertWorkspace(w: NewWorkspace): Promise<Workspace> {
+    return insertWorkspace(this.db, w);
   }
 
-  async insertFirstWorkspace(w: NewWorkspace, key: StoredKey): Promise<boolean> {
+  async insertFirstWorkspace(w: NewWorkspace, key: Omit<NewKey, "workspace_id">): Promise<{ workspace: Workspace; keyId: number } | null> {
     return this.transaction(async (client) => {
       // Every process starting on an empty database queues here; the count then sees what the winner committed.
       await client.query(FIRST_WORKSPACE_LOCK_SQL);
       const { rows } = await client.query<{ any: boolean }>("SELECT EXISTS (SELECT 1 FROM workspaces) AS any");
-      if (rows[0]!.any) return false;
-      await insertWorkspace(client, w);
-      await insertKey(client, key);
-      return true;
+      if (rows[0]!.any) return null;
+      const workspace = await insertWorkspace(client, w);
+      const keyId = await insertKey(client, { ...key, workspace_id: workspace.id });
+      return { workspace, keyId };
     });
   }
 
-  async getWorkspace(id: string): Promise<Workspace | null> {
+  async getWorkspace(id: number): Promise<Workspace | null> {
     const { rows } = await this.q<WorkspaceRow>("SELECT * FROM workspaces WHERE id = $1", [id]);
     return rows[0] ? toWorkspace(rows[0]) : null;
   }
 
-  async setWorkspaceStatus(id: string, status: WorkspaceStatus): Promise<Workspace | null> {
+  async setWorkspaceStatus(id: number, status: WorkspaceStatus): Promise<Workspace | null> {
     const { rows } = await this.q<WorkspaceRow>("UPDATE workspaces SET status = $2 WHERE id = $1 RETURNING *", [id, status]);
     return rows[0] ? toWorkspace(rows[0]) : null;
   }
@@ -366,12 +360,12 @@ export class PostgresStore implements MemoryStore {
 
   // Keys
 
-  async insertKey(key: StoredKey): Promise<void> {
-    await insertKey(this.db, key);
+  insertKey(key: NewKey): Promise<number> {
+    return insertKey(this.db, key);
   }
 
-  async findKeyByHash(keyHash: string): Promise<{ keyId: string; prefix: string; workspace: Workspace } | null> {
-    const { rows } = await this.q<WorkspaceRow & { key_id: string; prefix: string }>(
+  async findKeyByHash(keyHash: string): Promise<{ keyId: number; prefix: string; workspace: Workspace } | null> {
+    const { rows } = await this.q<WorkspaceRow & { key_id: number; prefix: string }>(
       `SELECT k.id AS key_id, k.prefix, w.*
          FROM api_keys k JOIN workspaces w ON w.id = k.workspace_id
         WHERE k.key_hash = $1 AND k.revoked_at IS NULL`,
@@ -381,35 +375,35 @@ export class PostgresStore implements MemoryStore {
     return row ? { keyId: row.key_id, prefix: row.prefix, workspace: toWorkspace(row) } : null;
   }
 
-  async revokeKey(keyId: string, nowMs: number): Promise<boolean> {
+  async revokeKey(keyId: number, nowMs: number): Promise<boolean> {
     const { rowCount } = await this.q("UPDATE api_keys SET revoked_at = $2 WHERE id = $1 AND revoked_at IS NULL", [keyId, nowMs]);
     return (rowCount ?? 0) > 0;
   }
 
   // Memories
 
-  vectorsSince(workspaceId: string, sinceRev: number, limit?: number): Promise<VectorRecord[]> {
+  vectorsSince(workspaceId: number, sinceRev: number, limit?: number): Promise<VectorRecord[]> {
     return vectorsSince(this.db, workspaceId, sinceRev, limit);
   }
 
-  async recentWorkspaces(limit: number): Promise<string[]> {
-    const { rows } = await this.q<{ workspace_id: string }>(
+  async recentWorkspaces(limit: number): Promise<number[]> {
+    const { rows } = await this.q<{ workspace_id: number }>(
       "SELECT workspace_id FROM memories GROUP BY workspace_id ORDER BY max(updated_at) DESC LIMIT $1",
       [limit],
     );
     return rows.map((r) => r.workspace_id);
   }
 
-  async getMemories(workspaceId: string, ids: readonly string[]): Promise<MemoryRecord[]> {
+  async getMemories(workspaceId: number, ids: readonly number[]): Promise<MemoryRecord[]> {
     if (ids.length === 0) return [];
     const { rows } = await this.q<MemoryRow>(
-      `SELECT ${MEMORY_COLUMNS} FROM memories WHERE workspace_id = $1 AND id = ANY($2::text[])`,
+      `SELECT ${MEMORY_COLUMNS} FROM memories WHERE workspace_id = $1 AND id = ANY($2::bigint[])`,
       [workspaceId, [...ids]],
     );
     return rows.map(toMemory);
   }
 
-  async listMemories(workspaceId: string): Promise<MemoryRecord[]> {
+  async listMemories(workspaceId: number): Promise<MemoryRecord[]> {
     const { rows } = await this.q<MemoryRow>(
       `SELECT ${MEMORY_COLUMNS} FROM memories WHERE workspace_id = $1 ORDER BY created_at, id`,
       [workspaceId],
@@ -417,12 +411,12 @@ export class PostgresStore implements MemoryStore {
     return rows.map(toMemory);
   }
 
-  async countMemories(workspaceId: string): Promise<number> {
+  async countMemories(workspaceId: number): Promise<number> {
     const { rows } = await this.q<{ n: number }>("SELECT count(*) AS n FROM memories WHERE workspace_id = $1", [workspaceId]);
     return rows[0]!.n;
   }
 
-  async healthCounts(workspaceId: string, query: HealthCountsQuery): Promise<HealthCounts> {
+  async healthCounts(workspaceId: number, query: HealthCountsQuery): Promise<HealthCounts> {
     // char_length counts code points (in a UTF8 database), as SQLite's length() counts characters.
     const { rows } = await this.q<HealthCounts>(
       `SELECT count(*) AS total,
@@ -437,23 +431,23 @@ export class PostgresStore implements MemoryStore {
     return rows[0]!;
   }
 
-  async touchMemories(workspaceId: string, ids: readonly string[], nowMs: number): Promise<void> {
+  async touchMemories(workspaceId: number, ids: readonly number[], nowMs: number): Promise<void> {
     if (ids.length === 0) return;
     await this.q(
       `UPDATE memories SET access_count = access_count + 1, last_accessed_at = $3
-        WHERE workspace_id = $1 AND id = ANY($2::text[])`,
+        WHERE workspace_id = $1 AND id = ANY($2::bigint[])`,
       [workspaceId, [...ids], nowMs],
     );
   }
 
-  recordRead(workspaceId: string, ids: readonly string[], nowMs: number): Promise<void> {
+  recordRead(workspaceId: number, ids: readonly number[], nowMs: number): Promise<void> {
     return this.transaction(async (client) => {
       // bookkeeping, not a memory: no wait for the WAL flush (the server writes it within 3 × wal_writer_delay)
       await client.query("SET LOCAL synchronous_commit = off");
       if (ids.length > 0) {
         await client.query(
           `UPDATE memories SET access_count = access_count + 1, last_accessed_at = $3
-            WHERE workspace_id = $1 AND id = ANY($2::text[])`,
+            WHERE workspace_id = $1 AND id = ANY($2::bigint[])`,
           [workspaceId, [...ids], nowMs],
         );
       }
@@ -461,7 +455,7 @@ export class PostgresStore implements MemoryStore {
     });
   }
 
-  async memoriesNotEmbeddedBy(embedderId: string, limit: number, workspaceId?: string): Promise<MemoryRecord[]> {
+  async memoriesNotEmbeddedBy(embedderId: string, limit: number, workspaceId?: number): Promise<MemoryRecord[]> {
     const params: unknown[] = [embedderId, limit];
     let where = "embedder_id <> $1";
     if (workspaceId !== undefined) {
@@ -475,7 +469,7 @@ export class PostgresStore implements MemoryStore {
     return rows.map(toMemory);
   }
 
-  writeInWorkspace<T>(workspaceId: string, fn: (tx: WorkspaceTx) => Promise<T>): Promise<T> {
+  writeInWorkspace<T>(workspaceId: number, fn: (tx: WorkspaceTx) => Promise<T>): Promise<T> {
     return this.transaction(async (client) => {
       await client.query(WORKSPACE_LOCK_SQL, [workspaceId]);
       return fn(new PostgresWorkspaceTx(workspaceId, client));
@@ -510,17 +504,17 @@ export class PostgresStore implements MemoryStore {
     }
   }
 
-  getIdempotency(workspaceId: string, key: string, notBeforeMs: number): Promise<IdempotencyRecord | null> {
+  getIdempotency(workspaceId: number, key: string, notBeforeMs: number): Promise<IdempotencyRecord | null> {
     return getIdempotency(this.db, workspaceId, key, notBeforeMs);
   }
 
   // Usage
 
-  recordUsage(workspaceId: string, kind: UsageKind, memoryId: string | null, nowMs: number): Promise<void> {
+  recordUsage(workspaceId: number, kind: UsageKind, memoryId: number | null, nowMs: number): Promise<void> {
     return recordUsage(this.db, workspaceId, kind, memoryId, nowMs);
   }
 
-  async usageCounts(workspaceId: string): Promise<{ write: number; read: number }> {
+  async usageCounts(workspaceId: number): Promise<{ write: number; read: number }> {
     const { rows } = await this.q<{ kind: UsageKind; n: number }>(
       "SELECT kind, count(*) AS n FROM usage_events WHERE workspace_id = $1 GROUP BY kind",
       [workspaceId],
@@ -536,7 +530,7 @@ export class PostgresStore implements MemoryStore {
    * One atomic upsert per request: refill by elapsed time (capped at burst), then take a token if one is there.
    * The row lock makes concurrent requests from every process draw from the same bucket.
    */
-  async takeRateToken(keyId: string, rps: number, burst: number, nowMs: number): Promise<RateDecision> {
+  async takeRateToken(keyId: number, rps: number, burst: number, nowMs: number): Promise<RateDecision> {
     const { rows } = await this.q<{ tokens: number; allowed: boolean }>(
       `INSERT INTO rate_buckets AS b (key_id, tokens, updated_ms, allowed)
        VALUES ($1, $3::float8 - 1, $4::bigint, $3::float8 >= 1)

@@ -4,8 +4,8 @@ import type { Workspace } from "../types.js";
 import type { MemoryRecord, NewWorkspace } from "./types.js";
 
 export interface MemoryRow {
-  id: string;
-  workspace_id: string;
+  id: number;
+  workspace_id: number;
   text: string;
   meta: string;
   embedder_id: string;
@@ -20,8 +20,8 @@ export interface MemoryRow {
   rev: number;
 }
 
-/** A workspaces row: the columns as written. */
-export type WorkspaceRow = NewWorkspace;
+/** A workspaces row: the columns as written, and the id the store assigned. */
+export type WorkspaceRow = NewWorkspace & { id: number };
 
 export function toMemory(row: MemoryRow): MemoryRecord {
   return {

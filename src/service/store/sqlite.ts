@@ -14,7 +14,7 @@ import type {
   MemoryRecord,
   MemoryStore,
   NewMemory,
-  StoredKey,
+  NewKey,
   UsageKind,
   VectorRecord,
   WorkspaceTx,
@@ -27,8 +27,137 @@ type Db = BetterSqlite3.Database;
 /** How long a writer waits for another process's transaction before SQLite reports busy. */
 const BUSY_TIMEOUT_MS = 15_000;
 
-/** Schema versions, applied in order; `PRAGMA user_version` records how many ran. */
+/**
+ * 0.1.0's text ids (`ws_…`, `key_…`, `mem_…`) become integers assigned in creation order (created_at, then the old
+ * id), every reference remapped, and each stored idempotent answer rewritten to the current shape. The tables are
+ * rebuilt (SQLite cannot change a primary key in place) with AUTOINCREMENT, so an id is never handed out twice.
+ */
+const INTEGER_IDS = `
+  CREATE TEMP TABLE ws_map (old_id TEXT PRIMARY KEY, new_id INTEGER NOT NULL);
+  INSERT INTO ws_map SELECT id, row_number() OVER (ORDER BY created_at, id) FROM workspaces;
+  CREATE TEMP TABLE key_map (old_id TEXT PRIMARY KEY, new_id INTEGER NOT NULL);
+  INSERT INTO key_map SELECT id, row_number() OVER (ORDER BY created_at, id) FROM api_keys;
+  CREATE TEMP TABLE mem_map (old_id TEXT PRIMARY KEY, new_id INTEGER NOT NULL);
+  INSERT INTO mem_map SELECT id, row_number() OVER (ORDER BY created_at, id) FROM memories;
+
+  CREATE TABLE workspaces_v2 (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    name TEXT NOT NULL,
+    plan TEXT NOT NULL,
+    billing_cycle TEXT NOT NULL,
+    status TEXT NOT NULL CHECK (status IN ('active','suspended','limit_reached','deleted')),
+    created_at INTEGER NOT NULL
+  );
+  INSERT INTO workspaces_v2 (id, name, plan, billing_cycle, status, created_at)
+    SELECT m.new_id, w.name, w.plan, w.billing_cycle, w.status, w.created_at FROM workspaces w JOIN ws_map m ON m.old_id = w.id;
+
+  CREATE TABLE api_keys_v2 (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    workspace_id INTEGER NOT NULL REFERENCES workspaces(id),
+    key_hash TEXT NOT NULL UNIQUE,
+    prefix TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    revoked_at INTEGER
+  );
+  INSERT INTO api_keys_v2 (id, workspace_id, key_hash, prefix, created_at, revoked_at)
+    SELECT km.new_id, wm.new_id, k.key_hash, k.prefix, k.created_at, k.revoked_at
+      FROM api_keys k JOIN key_map km ON km.old_id = k.id JOIN ws_map wm ON wm.old_id = k.workspace_id;
+
+  CREATE TABLE memories_v2 (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    workspace_id INTEGER NOT NULL REFERENCES workspaces(id),
+    text TEXT NOT NULL,
+    meta TEXT NOT NULL,
+    embedder_id TEXT NOT NULL,
+    importance INTEGER NOT NULL,
+    temporal_type TEXT NOT NULL CHECK (temporal_type IN ('persistent','time_bound')),
+    valid_until INTEGER,
+    categories TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL,
+    last_accessed_at INTEGER,
+    access_count INTEGER NOT NULL DEFAULT 0,
+    rev INTEGER NOT NULL
+  );
+  INSERT INTO memories_v2 (id, workspace_id, text, meta, embedder_id, importance, temporal_type, valid_until, categories,
+                           created_at, updated_at, last_accessed_at, access_count, rev)
+    SELECT mm.new_id, wm.new_id, m.text, m.meta, m.embedder_id, m.importance, m.temporal_type, m.valid_until, m.categories,
+           m.created_at, m.updated_at, m.last_accessed_at, m.access_count, m.rev
+      FROM memories m JOIN mem_map mm ON mm.old_id = m.id JOIN ws_map wm ON wm.old_id = m.workspace_id;
+
+  -- Vectors (4 KiB each) live apart, so updating a memory's access statistics never rewrites its vector.
+  CREATE TABLE memory_vectors_v2 (
+    memory_id INTEGER PRIMARY KEY REFERENCES memories(id),
+    vector BLOB NOT NULL
+  );
+  INSERT INTO memory_vectors_v2 (memory_id, vector)
+    SELECT mm.new_id, v.vector FROM memory_vectors v JOIN mem_map mm ON mm.old_id = v.memory_id;
+
+  CREATE TABLE idempotency_v2 (
+    workspace_id INTEGER NOT NULL REFERENCES workspaces(id),
+    key TEXT NOT NULL,
+    request_hash TEXT NOT NULL,
+    response TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    PRIMARY KEY (workspace_id, key)
+  );
+  -- The first answer, as a replay now gives it: integer ids, workspace_id, the specification's field order.
+  INSERT INTO idempotency_v2 (workspace_id, key, request_hash, response, created_at)
+    SELECT wm.new_id, i.key, i.request_hash,
+           json_object(
+             'status', json_extract(i.response, '$.status'),
+             'memory_id', mm.new_id,
+             'workspace_id', wm.new_id,
+             'dedup', json_object(
+               'action', json_extract(i.response, '$.dedup.action'),
+               'existing_id', CASE WHEN json_extract(i.response, '$.dedup.existing_id') IS NULL THEN NULL ELSE em.new_id END),
+             'importance', json_extract(i.response, '$.importance'),
+             'categories', json(json_extract(i.response, '$.categories')),
+             'temporal', json(json_extract(i.response, '$.temporal'))),
+           i.created_at
+      FROM idempotency i
+      JOIN ws_map wm ON wm.old_id = i.workspace_id
+      LEFT JOIN mem_map mm ON mm.old_id = json_extract(i.response, '$.memory_id')
+      LEFT JOIN mem_map em ON em.old_id = json_extract(i.response, '$.dedup.existing_id');
+
+  CREATE TABLE usage_events_v2 (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    workspace_id INTEGER NOT NULL REFERENCES workspaces(id),
+    kind TEXT NOT NULL CHECK (kind IN ('write','read')),
+    memory_id INTEGER,
+    created_at INTEGER NOT NULL
+  );
+  INSERT INTO usage_events_v2 (id, workspace_id, kind, memory_id, created_at)
+    SELECT u.id, wm.new_id, u.kind, mm.new_id, u.created_at
+      FROM usage_events u JOIN ws_map wm ON wm.old_id = u.workspace_id LEFT JOIN mem_map mm ON mm.old_id = u.memory_id;
+
+  DROP TABLE usage_events;
+  DROP TABLE idempotency;
+  DROP TABLE memory_vectors;
+  DROP TABLE memories;
+  DROP TABLE api_keys;
+  DROP TABLE workspaces;
+  ALTER TABLE workspaces_v2 RENAME TO workspaces;
+  ALTER TABLE api_keys_v2 RENAME TO api_keys;
+  ALTER TABLE memories_v2 RENAME TO memories;
+  ALTER TABLE memory_vectors_v2 RENAME TO memory_vectors;
+  ALTER TABLE idempotency_v2 RENAME TO idempotency;
+  ALTER TABLE usage_events_v2 RENAME TO usage_events;
+  CREATE INDEX api_keys_workspace ON api_keys(workspace_id);
+  CREATE UNIQUE INDEX memories_workspace_rev ON memories(workspace_id, rev);
+  CREATE INDEX memories_embedder ON memories(embedder_id);
+  CREATE INDEX usage_events_workspace ON usage_events(workspace_id, kind, created_at);
+  DROP TABLE ws_map;
+  DROP TABLE key_map;
+  DROP TABLE mem_map;
+`;
+
+/**
+ * Schema versions, applied in order; `PRAGMA user_version` records how many ran. Append new versions; never edit
+ * an applied one (a fresh file runs them all, so it ends exactly like a migrated one).
+ */
 const MIGRATIONS: string[] = [
+  // 1: the 0.1.0 schema (text ids).
   `
   CREATE TABLE workspaces (
     id TEXT PRIMARY KEY,
@@ -64,7 +193,6 @@ const MIGRATIONS: string[] = [
     rev INTEGER NOT NULL
   );
   CREATE UNIQUE INDEX memories_workspace_rev ON memories(workspace_id, rev);
-  -- Vectors (4 KiB each) live apart, so updating a memory's access statistics never rewrites its vector.
   CREATE TABLE memory_vectors (
     memory_id TEXT PRIMARY KEY REFERENCES memories(id),
     vector BLOB NOT NULL
@@ -88,9 +216,9 @@ const MIGRATIONS: string[] = [
   CREATE INDEX usage_events_workspace ON usage_events(workspace_id, kind, created_at);
   CREATE TABLE probe (id INTEGER PRIMARY KEY CHECK (id = 1), at INTEGER NOT NULL);
   `,
+  // 2: integer ids assigned by the store.
+  INTEGER_IDS,
 ];
-
-
 
 const MEMORY_COLUMNS =
   "id, workspace_id, text, meta, embedder_id, importance, temporal_type, valid_until, categories, created_at, " +
@@ -113,6 +241,11 @@ export function bytesToVector(bytes: Uint8Array): Float32Array {
 
 
 
+/** The integer id SQLite assigned to the row just inserted. */
+function rowId(result: BetterSqlite3.RunResult): number {
+  return Number(result.lastInsertRowid);
+}
+
 /** Another process held the write lock for longer than busy_timeout: a retryable 503, not a crash. */
 function asBusyError(err: unknown): unknown {
   return (err as { code?: string }).code?.startsWith("SQLITE_BUSY")
@@ -129,13 +262,27 @@ function loadDriver(): typeof BetterSqlite3 {
   }
 }
 
-function migrate(db: Db): void {
-  // IMMEDIATE: two processes opening a fresh file at once must not both run the migrations.
-  db.transaction(() => {
+/** Brings the file to the current schema; returns the versions applied. */
+export function migrate(db: Db): number[] {
+  // Rebuilding tables needs foreign keys off (it is a no-op inside a transaction); they are checked before commit.
+  db.pragma("foreign_keys = OFF");
+  // IMMEDIATE: two processes opening an old or fresh file at once must not both run the migrations.
+  const applied = db.transaction(() => {
     const version = db.pragma("user_version", { simple: true }) as number;
-    for (let v = version; v < MIGRATIONS.length; v++) db.exec(MIGRATIONS[v]!);
-    if (version < MIGRATIONS.length) db.pragma(`user_version = ${MIGRATIONS.length}`);
+    const done: number[] = [];
+    for (let v = version; v < MIGRATIONS.length; v++) {
+      db.exec(MIGRATIONS[v]!);
+      done.push(v + 1);
+    }
+    if (done.length > 0) {
+      const broken = db.pragma("foreign_key_check") as unknown[];
+      if (broken.length > 0) throw new Error(`migrating the SQLite store left ${broken.length} dangling references; nothing was changed`);
+      db.pragma(`user_version = ${MIGRATIONS.length}`);
+    }
+    return done;
   }).immediate();
+  db.pragma("foreign_keys = ON");
+  return applied;
 }
 
 /** Opens (creating when absent) the SQLite store at `path`. */
@@ -145,16 +292,15 @@ export function openSqliteStore(path: string): MemoryStore {
   const db: Db = new Database(path, { timeout: BUSY_TIMEOUT_MS });
   db.pragma("journal_mode = WAL");
   db.pragma("synchronous = NORMAL");
-  db.pragma("foreign_keys = ON");
   db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
   // Retrieve reads scattered rows: keep pages in memory rather than one system call per page.
   db.pragma("cache_size = -65536");
   db.pragma("mmap_size = 268435456");
-  migrate(db);
+  migrate(db); // leaves foreign_keys on
 
   const q = {
     insertWorkspace: db.prepare(
-      "INSERT INTO workspaces (id, name, plan, billing_cycle, status, created_at) VALUES (@id, @name, @plan, @billing_cycle, @status, @created_at)",
+      "INSERT INTO workspaces (name, plan, billing_cycle, status, created_at) VALUES (@name, @plan, @billing_cycle, @status, @created_at)",
     ),
     getWorkspace: db.prepare("SELECT * FROM workspaces WHERE id = ?"),
     setWorkspaceStatus: db.prepare("UPDATE workspaces SET status = ? WHERE id = ?"),
@@ -165,7 +311,7 @@ export function openSqliteStore(path: string): MemoryStore {
         "FROM workspaces w ORDER BY w.created_at, w.id",
     ),
     insertKey: db.prepare(
-      "INSERT INTO api_keys (id, workspace_id, key_hash, prefix, created_at) VALUES (@id, @workspace_id, @key_hash, @prefix, @created_at)",
+      "INSERT INTO api_keys (workspace_id, key_hash, prefix, created_at) VALUES (@workspace_id, @key_hash, @prefix, @created_at)",
     ),
     findKey: db.prepare(
       "SELECT k.id AS key_id, k.prefix AS key_prefix, w.* FROM api_keys k JOIN workspaces w ON w.id = k.workspace_id " +
@@ -198,8 +344,8 @@ export function openSqliteStore(path: string): MemoryStore {
     ),
     maxRev: db.prepare("SELECT coalesce(max(rev), 0) AS rev FROM memories WHERE workspace_id = ?"),
     insertMemory: db.prepare(
-      "INSERT INTO memories (id, workspace_id, text, meta, embedder_id, importance, temporal_type, valid_until, " +
-        "categories, created_at, updated_at, last_accessed_at, access_count, rev) VALUES (@id, @workspace_id, @text, " +
+      "INSERT INTO memories (workspace_id, text, meta, embedder_id, importance, temporal_type, valid_until, " +
+        "categories, created_at, updated_at, last_accessed_at, access_count, rev) VALUES (@workspace_id, @text, " +
         "@meta, @embedder_id, @importance, @temporal_type, @valid_until, @categories, @created_at, @created_at, " +
         "NULL, 0, @rev)",
     ),
@@ -229,7 +375,7 @@ export function openSqliteStore(path: string): MemoryStore {
     ),
   };
 
-  const recordRead = db.transaction((workspaceId: string, ids: readonly string[], nowMs: number) => {
+  const recordRead = db.transaction((workspaceId: number, ids: readonly number[], nowMs: number) => {
     if (ids.length > 0) q.touchMemories.run(nowMs, workspaceId, JSON.stringify(ids));
     q.recordUsage.run(workspaceId, "read", null, nowMs);
   });
@@ -239,25 +385,25 @@ export function openSqliteStore(path: string): MemoryStore {
   let writeQueue: Promise<unknown> = Promise.resolve();
   let closed = false;
 
-  function readVectors(workspaceId: string, sinceRev: number, limit?: number): VectorRecord[] {
+  function readVectors(workspaceId: number, sinceRev: number, limit?: number): VectorRecord[] {
     const found = limit === undefined ? q.vectorsSince.all(workspaceId, sinceRev) : q.vectorsSincePage.all(workspaceId, sinceRev, limit);
-    const rows = found as [id: string, rev: number, embedder_id: string, vector: Buffer][];
+    const rows = found as [id: number, rev: number, embedder_id: string, vector: Buffer][];
     return rows.map(([id, rev, embedder_id, vector]) => ({ id, rev, embedder_id, vector: bytesToVector(vector) }));
   }
 
-  function getMemory(workspaceId: string, id: string): MemoryRecord | null {
+  function getMemory(workspaceId: number, id: number): MemoryRecord | null {
     const row = q.getMemory.get(id, workspaceId) as MemoryRow | undefined;
     return row ? toMemory(row) : null;
   }
 
-  function getIdempotency(workspaceId: string, key: string, notBeforeMs: number): IdempotencyRecord | null {
+  function getIdempotency(workspaceId: number, key: string, notBeforeMs: number): IdempotencyRecord | null {
     const row = q.getIdempotency.get(workspaceId, key, notBeforeMs) as
-      | { workspace_id: string; key: string; request_hash: string; response: string; created_at: number }
+      | { workspace_id: number; key: string; request_hash: string; response: string; created_at: number }
       | undefined;
     return row ? { ...row, response: JSON.parse(row.response) } : null;
   }
 
-  function txFor(workspaceId: string): WorkspaceTx {
+  function txFor(workspaceId: number): WorkspaceTx {
     return {
       workspaceId,
       vectorsSince: async (sinceRev) => readVectors(workspaceId, sinceRev),
@@ -266,11 +412,11 @@ export function openSqliteStore(path: string): MemoryStore {
         if (m.workspace_id !== workspaceId) throw new Error("insertMemory: workspace mismatch");
         const rev = (q.maxRev.get(workspaceId) as { rev: number }).rev + 1;
         const { vector, ...row } = m;
-        q.insertMemory.run({ ...row, meta: JSON.stringify(m.meta), categories: JSON.stringify(m.categories), rev });
-        q.insertVector.run(m.id, vectorToBytes(vector));
-        return getMemory(workspaceId, m.id)!;
+        const id = rowId(q.insertMemory.run({ ...row, meta: JSON.stringify(m.meta), categories: JSON.stringify(m.categories), rev }));
+        q.insertVector.run(id, vectorToBytes(vector));
+        return getMemory(workspaceId, id)!;
       },
-      async updateMemory(id: string, patch: MemoryPatch, nowMs: number) {
+      async updateMemory(id: number, patch: MemoryPatch, nowMs: number) {
         const sets: string[] = [];
         const values: Record<string, unknown> = { id, workspace_id: workspaceId, updated_at: nowMs };
         const { vector, ...fields } = patch;
@@ -301,7 +447,7 @@ export function openSqliteStore(path: string): MemoryStore {
     };
   }
 
-  async function runWrite<T>(workspaceId: string, fn: (tx: WorkspaceTx) => Promise<T>): Promise<T> {
+  async function runWrite<T>(workspaceId: number, fn: (tx: WorkspaceTx) => Promise<T>): Promise<T> {
     if (closed) throw new ServiceError("store_unavailable", "The store is closed.");
     try {
       db.exec("BEGIN IMMEDIATE");
@@ -322,7 +468,7 @@ export function openSqliteStore(path: string): MemoryStore {
     dialect: "sqlite",
 
     async insertWorkspace(w) {
-      q.insertWorkspace.run(w);
+      return toWorkspace({ ...w, id: rowId(q.insertWorkspace.run(w)) });
     },
     async getWorkspace(id) {
       const row = q.getWorkspace.get(id) as WorkspaceRow | undefined;
@@ -342,10 +488,10 @@ export function openSqliteStore(path: string): MemoryStore {
     async insertFirstWorkspace(w, key) {
       // IMMEDIATE takes the file's write lock before the count, so two processes cannot both see none.
       const insertIfNone = db.transaction(() => {
-        if ((q.countWorkspaces.get() as { n: number }).n > 0) return false;
-        q.insertWorkspace.run(w);
-        q.insertKey.run(key);
-        return true;
+        if ((q.countWorkspaces.get() as { n: number }).n > 0) return null;
+        const id = rowId(q.insertWorkspace.run(w));
+        const keyId = rowId(q.insertKey.run({ ...key, workspace_id: id }));
+        return { workspace: toWorkspace({ ...w, id }), keyId };
       });
       return serialize(async () => {
         try {
@@ -356,11 +502,11 @@ export function openSqliteStore(path: string): MemoryStore {
       });
     },
 
-    async insertKey(key: StoredKey) {
-      q.insertKey.run(key);
+    async insertKey(key: NewKey) {
+      return rowId(q.insertKey.run(key));
     },
     async findKeyByHash(keyHash) {
-      const row = q.findKey.get(keyHash) as (WorkspaceRow & { key_id: string; key_prefix: string }) | undefined;
+      const row = q.findKey.get(keyHash) as (WorkspaceRow & { key_id: number; key_prefix: string }) | undefined;
       if (!row) return null;
       const { key_id, key_prefix, ...ws } = row;
       return { keyId: key_id, prefix: key_prefix, workspace: toWorkspace(ws) };
@@ -370,7 +516,7 @@ export function openSqliteStore(path: string): MemoryStore {
     },
 
     vectorsSince: async (workspaceId, sinceRev, limit) => readVectors(workspaceId, sinceRev, limit),
-    recentWorkspaces: async (limit) => q.recentWorkspaces.all(limit) as string[],
+    recentWorkspaces: async (limit) => q.recentWorkspaces.all(limit) as number[],
     async getMemories(workspaceId, ids) {
       if (ids.length === 0) return [];
       return (q.getMemories.all(workspaceId, JSON.stringify(ids)) as MemoryRow[]).map(toMemory);

@@ -10,7 +10,7 @@ interface Bucket {
 const SWEEP_EVERY = 1_000;
 
 export function createTokenBuckets() {
-  const buckets = new Map<string, Bucket>();
+  const buckets = new Map<number, Bucket>();
   let takes = 0;
 
   function sweep(nowMs: number, rps: number, burst: number) {
@@ -19,7 +19,7 @@ export function createTokenBuckets() {
 
   return {
     /** Refills at `rps` tokens per second up to `burst`, then takes one token if there is one. */
-    take(keyId: string, rps: number, burst: number, nowMs: number): RateDecision {
+    take(keyId: number, rps: number, burst: number, nowMs: number): RateDecision {
       if (++takes % SWEEP_EVERY === 0) sweep(nowMs, rps, burst);
       const bucket = buckets.get(keyId) ?? { tokens: burst, atMs: nowMs };
       const elapsed = Math.max(0, nowMs - bucket.atMs) / 1000;

@@ -12,14 +12,15 @@
 //   Access statistics (touchMemories) do NOT bump rev.
 // - Implementations: `openSqliteStore(path): MemoryStore` (./sqlite.ts) and
 //   `openPostgresStore(databaseUrl: string, { log }): Promise<MemoryStore>` (./postgres.ts, loaded by ./open-store.ts).
-// - Workspace ids, key ids and memory ids are made by the core (`ws_…`, `key_…`, `mem_…`); the store keeps them.
+// - Workspace, key and memory ids are positive integers assigned by the store on insert and never reused (SQLite
+//   AUTOINCREMENT, PostgreSQL identity columns); stores written by 0.1.0 (text ids) are migrated on open.
 import type { TemporalType, WorkspaceStatus } from "../../contract/wire.js";
 import type { RateDecision, Workspace } from "../types.js";
 
 /** A memory as the store keeps it, without its vector. */
 export interface MemoryRecord {
-  id: string;
-  workspace_id: string;
+  id: number;
+  workspace_id: number;
   text: string;
   meta: Record<string, unknown>;
   embedder_id: string;
@@ -37,14 +38,14 @@ export interface MemoryRecord {
 
 /** What the vector index caches per memory. */
 export interface VectorRecord {
-  id: string;
+  id: number;
   rev: number;
   embedder_id: string;
   vector: Float32Array;
 }
 
-/** A memory to insert; the store assigns `rev`, `updated_at = created_at`, `access_count = 0`. */
-export type NewMemory = Omit<MemoryRecord, "rev" | "updated_at" | "last_accessed_at" | "access_count"> & { vector: Float32Array };
+/** A memory to insert; the store assigns `id`, `rev`, `updated_at = created_at`, `access_count = 0`. */
+export type NewMemory = Omit<MemoryRecord, "id" | "rev" | "updated_at" | "last_accessed_at" | "access_count"> & { vector: Float32Array };
 
 /** Fields a merge (or re-embed) may replace; the store bumps `rev` and sets `updated_at`. */
 export interface MemoryPatch {
@@ -58,9 +59,9 @@ export interface MemoryPatch {
   categories?: string[];
 }
 
-export interface StoredKey {
-  id: string;
-  workspace_id: string;
+/** A key to insert; the store assigns its id. */
+export interface NewKey {
+  workspace_id: number;
   /** SHA-256 of the whole key, lowercase hex. The plaintext is never stored. */
   key_hash: string;
   /** The key's first 11 characters (public). */
@@ -69,7 +70,7 @@ export interface StoredKey {
 }
 
 export interface IdempotencyRecord {
-  workspace_id: string;
+  workspace_id: number;
   key: string;
   /** SHA-256 hex of the canonical request body. */
   request_hash: string;
@@ -80,8 +81,8 @@ export interface IdempotencyRecord {
 
 export type UsageKind = "write" | "read";
 
+/** A workspace to insert; the store assigns its id. */
 export interface NewWorkspace {
-  id: string;
   name: string;
   plan: string;
   billing_cycle: string;
@@ -123,67 +124,70 @@ export interface HealthCounts {
 
 /** Operations that run under one workspace's write lock, inside one transaction. */
 export interface WorkspaceTx {
-  readonly workspaceId: string;
+  readonly workspaceId: number;
   /** Vectors of this workspace's memories with rev > sinceRev, ordered by rev ascending. */
   vectorsSince(sinceRev: number): Promise<VectorRecord[]>;
-  getMemory(id: string): Promise<MemoryRecord | null>;
+  getMemory(id: number): Promise<MemoryRecord | null>;
   insertMemory(memory: NewMemory): Promise<MemoryRecord>;
   /** Applies the patch, bumps rev, sets updated_at = nowMs. Returns the updated record (null if absent). */
-  updateMemory(id: string, patch: MemoryPatch, nowMs: number): Promise<MemoryRecord | null>;
+  updateMemory(id: number, patch: MemoryPatch, nowMs: number): Promise<MemoryRecord | null>;
   /** The record for (workspace, key) created at or after `notBeforeMs`, or null. */
   getIdempotency(key: string, notBeforeMs: number): Promise<IdempotencyRecord | null>;
   /** Inserts or replaces (workspace, key); also drops this workspace's records older than `expireBeforeMs`. */
   putIdempotency(record: IdempotencyRecord, expireBeforeMs: number): Promise<void>;
-  recordUsage(kind: UsageKind, memoryId: string | null, nowMs: number): Promise<void>;
+  recordUsage(kind: UsageKind, memoryId: number | null, nowMs: number): Promise<void>;
 }
 
 export interface MemoryStore {
   readonly dialect: "sqlite" | "postgres";
 
   // Workspaces
-  insertWorkspace(workspace: NewWorkspace): Promise<void>;
+  /** Inserts the workspace; returns it with the id the store assigned. */
+  insertWorkspace(workspace: NewWorkspace): Promise<Workspace>;
   /**
    * Inserts the workspace and its key in one transaction only when the store holds no workspace at all, serialized
    * across processes (SQLite `BEGIN IMMEDIATE`, PostgreSQL an advisory lock): of several processes starting on an
-   * empty store, exactly one gets true. False, and nothing written, when a workspace exists.
+   * empty store, exactly one gets the workspace and its key's id back; null, and nothing written, when a workspace
+   * exists. `key` is inserted with the new workspace's id.
    */
-  insertFirstWorkspace(workspace: NewWorkspace, key: StoredKey): Promise<boolean>;
-  getWorkspace(id: string): Promise<Workspace | null>;
+  insertFirstWorkspace(workspace: NewWorkspace, key: Omit<NewKey, "workspace_id">): Promise<{ workspace: Workspace; keyId: number } | null>;
+  getWorkspace(id: number): Promise<Workspace | null>;
   /** Returns the updated workspace, or null when it does not exist. */
-  setWorkspaceStatus(id: string, status: WorkspaceStatus): Promise<Workspace | null>;
+  setWorkspaceStatus(id: number, status: WorkspaceStatus): Promise<Workspace | null>;
   countWorkspaces(): Promise<number>;
   /** Every workspace, oldest first, with its memory count and its live (not revoked) keys. */
   listWorkspaces(): Promise<WorkspaceSummary[]>;
 
   // Keys
-  insertKey(key: StoredKey): Promise<void>;
+  /** Inserts the key; returns the id the store assigned. */
+  insertKey(key: NewKey): Promise<number>;
   /** The live (not revoked) key with this hash and its workspace, or null. */
-  findKeyByHash(keyHash: string): Promise<{ keyId: string; prefix: string; workspace: Workspace } | null>;
+  findKeyByHash(keyHash: string): Promise<{ keyId: number; prefix: string; workspace: Workspace } | null>;
   /** Sets revoked_at; true when a live key was revoked. */
-  revokeKey(keyId: string, nowMs: number): Promise<boolean>;
+  revokeKey(keyId: number, nowMs: number): Promise<boolean>;
 
   // Memories (reads outside the write lock)
   /** Same as WorkspaceTx.vectorsSince, outside any lock (sees committed rows); at most `limit` rows when given. */
-  vectorsSince(workspaceId: string, sinceRev: number, limit?: number): Promise<VectorRecord[]>;
+  vectorsSince(workspaceId: number, sinceRev: number, limit?: number): Promise<VectorRecord[]>;
   /** Ids of the workspaces holding memories, the most recently written first, at most `limit`. */
-  recentWorkspaces(limit: number): Promise<string[]>;
+  recentWorkspaces(limit: number): Promise<number[]>;
   /** The records with these ids in this workspace (any order; unknown ids skipped). */
-  getMemories(workspaceId: string, ids: readonly string[]): Promise<MemoryRecord[]>;
+  getMemories(workspaceId: number, ids: readonly number[]): Promise<MemoryRecord[]>;
   /** Every memory of the workspace without vectors (tools and tests; health counts in the store instead). */
-  listMemories(workspaceId: string): Promise<MemoryRecord[]>;
+  listMemories(workspaceId: number): Promise<MemoryRecord[]>;
   /** Health's signals counted in the database, in one pass over the workspace's rows (no text leaves the store). */
-  healthCounts(workspaceId: string, query: HealthCountsQuery): Promise<HealthCounts>;
-  countMemories(workspaceId: string): Promise<number>;
+  healthCounts(workspaceId: number, query: HealthCountsQuery): Promise<HealthCounts>;
+  countMemories(workspaceId: number): Promise<number>;
   /** access_count + 1 and last_accessed_at = nowMs for these ids, in one statement. Does not bump rev. */
-  touchMemories(workspaceId: string, ids: readonly string[], nowMs: number): Promise<void>;
+  touchMemories(workspaceId: number, ids: readonly number[], nowMs: number): Promise<void>;
   /**
    * A retrieval's bookkeeping in one transaction: touchMemories for the ids returned and one "read" usage event.
    * Not a memory write: PostgreSQL commits it without waiting for the WAL flush (synchronous_commit off), so a crash
    * of the database server within about 0.6 s may forget the last reads' counts, never a memory.
    */
-  recordRead(workspaceId: string, ids: readonly string[], nowMs: number): Promise<void>;
+  recordRead(workspaceId: number, ids: readonly number[], nowMs: number): Promise<void>;
   /** Up to `limit` memories (oldest rev first) whose embedder_id differs from `embedderId` (re-embedding). */
-  memoriesNotEmbeddedBy(embedderId: string, limit: number, workspaceId?: string): Promise<MemoryRecord[]>;
+  memoriesNotEmbeddedBy(embedderId: string, limit: number, workspaceId?: number): Promise<MemoryRecord[]>;
 
   /**
    * Runs `fn` in one transaction holding the workspace's write lock: SQLite `BEGIN IMMEDIATE` (which serializes
@@ -191,18 +195,18 @@ export interface MemoryStore {
    * Commits when `fn` resolves, rolls back when it throws. `fn` must await only `tx` operations (no model or
    * network calls): on SQLite nothing else may interleave on the connection while the transaction is open.
    */
-  writeInWorkspace<T>(workspaceId: string, fn: (tx: WorkspaceTx) => Promise<T>): Promise<T>;
+  writeInWorkspace<T>(workspaceId: number, fn: (tx: WorkspaceTx) => Promise<T>): Promise<T>;
 
   // Idempotency fast path (outside the lock; the authoritative check repeats inside it)
-  getIdempotency(workspaceId: string, key: string, notBeforeMs: number): Promise<IdempotencyRecord | null>;
+  getIdempotency(workspaceId: number, key: string, notBeforeMs: number): Promise<IdempotencyRecord | null>;
 
   // Usage
   /** Records one event outside any write lock (reads). */
-  recordUsage(workspaceId: string, kind: UsageKind, memoryId: string | null, nowMs: number): Promise<void>;
-  usageCounts(workspaceId: string): Promise<{ write: number; read: number }>;
+  recordUsage(workspaceId: number, kind: UsageKind, memoryId: number | null, nowMs: number): Promise<void>;
+  usageCounts(workspaceId: number): Promise<{ write: number; read: number }>;
 
   // Rate limit: a token bucket per key (in-process on SQLite, shared across processes on PostgreSQL)
-  takeRateToken(keyId: string, rps: number, burst: number, nowMs: number): Promise<RateDecision>;
+  takeRateToken(keyId: number, rps: number, burst: number, nowMs: number): Promise<RateDecision>;
 
   /** Reads and writes a probe row; false (never throws) when the store cannot. */
   ping(): Promise<boolean>;

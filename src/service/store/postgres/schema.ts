@@ -80,6 +80,65 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    // 0.1.0's text ids (`ws_…`, `key_…`, `mem_…`) become integers assigned in creation order (created_at, then the
+    // old id), every reference remapped, each stored idempotent answer rewritten to the current shape. Identity
+    // columns (ALWAYS: nothing but the database picks an id) continue above the largest id, so none is reused.
+    version: 2,
+    name: "integer ids",
+    sql: `
+      CREATE TEMP TABLE ws_map ON COMMIT DROP AS
+        SELECT id AS old_id, row_number() OVER (ORDER BY created_at, id) AS new_id FROM workspaces;
+      ALTER TABLE ws_map ADD PRIMARY KEY (old_id);
+      CREATE TEMP TABLE key_map ON COMMIT DROP AS
+        SELECT id AS old_id, row_number() OVER (ORDER BY created_at, id) AS new_id FROM api_keys;
+      ALTER TABLE key_map ADD PRIMARY KEY (old_id);
+      CREATE TEMP TABLE mem_map ON COMMIT DROP AS
+        SELECT id AS old_id, row_number() OVER (ORDER BY created_at, id) AS new_id FROM memories;
+      ALTER TABLE mem_map ADD PRIMARY KEY (old_id);
+
+      -- Lookups usable in ALTER ... USING (which takes no subquery); pg_temp: gone with the session.
+      CREATE FUNCTION pg_temp.ws_id(v text) RETURNS bigint LANGUAGE sql STABLE AS 'SELECT new_id FROM ws_map WHERE old_id = v';
+      CREATE FUNCTION pg_temp.key_id(v text) RETURNS bigint LANGUAGE sql STABLE AS 'SELECT new_id FROM key_map WHERE old_id = v';
+      CREATE FUNCTION pg_temp.mem_id(v text) RETURNS bigint LANGUAGE sql STABLE AS 'SELECT new_id FROM mem_map WHERE old_id = v';
+
+      -- The first answer, as a replay now gives it: integer ids, workspace_id, the specification's field order.
+      UPDATE idempotency_keys SET response = json_build_object(
+          'status', response::json->'status',
+          'memory_id', pg_temp.mem_id(response::json->>'memory_id'),
+          'workspace_id', pg_temp.ws_id(workspace_id),
+          'dedup', json_build_object(
+            'action', response::json->'dedup'->'action',
+            'existing_id', pg_temp.mem_id(response::json->'dedup'->>'existing_id')),
+          'importance', response::json->'importance',
+          'categories', response::json->'categories',
+          'temporal', response::json->'temporal')::text;
+
+      ALTER TABLE api_keys DROP CONSTRAINT api_keys_workspace_id_fkey;
+      ALTER TABLE memories DROP CONSTRAINT memories_workspace_id_fkey;
+
+      ALTER TABLE workspaces ALTER COLUMN id TYPE bigint USING pg_temp.ws_id(id);
+      ALTER TABLE api_keys ALTER COLUMN id TYPE bigint USING pg_temp.key_id(id),
+                           ALTER COLUMN workspace_id TYPE bigint USING pg_temp.ws_id(workspace_id);
+      ALTER TABLE memories ALTER COLUMN id TYPE bigint USING pg_temp.mem_id(id),
+                           ALTER COLUMN workspace_id TYPE bigint USING pg_temp.ws_id(workspace_id);
+      ALTER TABLE idempotency_keys ALTER COLUMN workspace_id TYPE bigint USING pg_temp.ws_id(workspace_id);
+      ALTER TABLE usage_events ALTER COLUMN workspace_id TYPE bigint USING pg_temp.ws_id(workspace_id),
+                               ALTER COLUMN memory_id TYPE bigint USING pg_temp.mem_id(memory_id);
+      DELETE FROM rate_buckets WHERE key_id NOT IN (SELECT old_id FROM key_map);
+      ALTER TABLE rate_buckets ALTER COLUMN key_id TYPE bigint USING pg_temp.key_id(key_id);
+
+      ALTER TABLE api_keys ADD CONSTRAINT api_keys_workspace_id_fkey FOREIGN KEY (workspace_id) REFERENCES workspaces(id);
+      ALTER TABLE memories ADD CONSTRAINT memories_workspace_id_fkey FOREIGN KEY (workspace_id) REFERENCES workspaces(id);
+
+      ALTER TABLE workspaces ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY;
+      ALTER TABLE api_keys ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY;
+      ALTER TABLE memories ALTER COLUMN id ADD GENERATED ALWAYS AS IDENTITY;
+      SELECT setval(pg_get_serial_sequence('workspaces', 'id'), coalesce(max(id), 0) + 1, false) FROM workspaces;
+      SELECT setval(pg_get_serial_sequence('api_keys', 'id'), coalesce(max(id), 0) + 1, false) FROM api_keys;
+      SELECT setval(pg_get_serial_sequence('memories', 'id'), coalesce(max(id), 0) + 1, false) FROM memories;
+    `,
+  },
 ];
 
 /** One transaction-scoped advisory lock serializes migrating across processes. */
