@@ -10,34 +10,34 @@ import { openTestService, pinnedClock, tempDir, workspaceOf } from "./support.js
 const tmp = tempDir();
 afterAll(() => tmp.cleanup());
 
-const workspace = (id: string) => ({ id, name: id, plan: "free", billing_cycle: "monthly", status: "active" as const, created_at: HEALTH_NOW });
+const workspace = (name: string) => ({ name, plan: "free", billing_cycle: "monthly", status: "active" as const, created_at: HEALTH_NOW });
 
 describe("health counts in the SQLite store", () => {
   it("counts stale, overlong and never-retrieved memories on the right side of every threshold, per workspace", async () => {
     const store = openSqliteStore(join(tmp.dir, "counts.db"));
-    await store.insertWorkspace(workspace("ws_a"));
-    await store.insertWorkspace(workspace("ws_b"));
-    await store.insertWorkspace(workspace("ws_empty"));
-    await seedHealthWorkspace(store, "ws_a");
-    await seedHealthWorkspace(store, "ws_b");
+    const a = await store.insertWorkspace(workspace("a"));
+    const b = await store.insertWorkspace(workspace("b"));
+    const empty = await store.insertWorkspace(workspace("empty"));
+    await seedHealthWorkspace(store, a.id);
+    await seedHealthWorkspace(store, b.id);
     const query = healthCountsQuery(HEALTH_NOW, FIXTURE_EMBEDDER);
 
-    expect(await store.healthCounts("ws_a", query)).toEqual(EXPECTED_COUNTS);
-    expect(countHealthSignals(await store.listMemories("ws_a"), query)).toEqual(EXPECTED_COUNTS);
-    expect(await store.healthCounts("ws_empty", query)).toEqual(EMPTY_COUNTS);
+    expect(await store.healthCounts(a.id, query)).toEqual(EXPECTED_COUNTS);
+    expect(countHealthSignals(await store.listMemories(a.id), query)).toEqual(EXPECTED_COUNTS);
+    expect(await store.healthCounts(empty.id, query)).toEqual(EMPTY_COUNTS);
     await store.close();
   });
 
   it("a text of 1,000 characters with an emoji (1,001 UTF-16 units) is not overlong; 1,001 characters is", async () => {
     const store = openSqliteStore(join(tmp.dir, "emoji.db"));
-    await store.insertWorkspace(workspace("ws_e"));
-    await seedHealthWorkspace(store, "ws_e");
-    const overlong = (await store.listMemories("ws_e"))
+    const e = await store.insertWorkspace(workspace("e"));
+    await seedHealthWorkspace(store, e.id);
+    const overlong = (await store.listMemories(e.id))
       .filter((m) => countHealthSignals([m], healthCountsQuery(HEALTH_NOW, FIXTURE_EMBEDDER)).overlong === 1)
-      .map((m) => m.id.replace(/_ws_e$/, ""))
+      .map((m) => m.meta.crafted)
       .sort();
     expect(overlong).toEqual(["mem_1001", "mem_accents_1001", "mem_emoji_1001"]);
-    expect((await store.healthCounts("ws_e", healthCountsQuery(HEALTH_NOW, FIXTURE_EMBEDDER))).overlong).toBe(3);
+    expect((await store.healthCounts(e.id, healthCountsQuery(HEALTH_NOW, FIXTURE_EMBEDDER))).overlong).toBe(3);
     await store.close();
   });
 

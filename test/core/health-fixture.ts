@@ -10,7 +10,8 @@ const days = (n: number) => HEALTH_NOW - n * DAY_MS;
 const EMOJI = "\u{1F600}"; // one code point, two UTF-16 units
 
 interface Crafted {
-  id: string;
+  /** Kept in meta as `crafted` (ids are the store's). */
+  name: string;
   text?: string;
   created: number;
   validUntil?: number;
@@ -21,25 +22,25 @@ interface Crafted {
 }
 
 const CRAFTED: Crafted[] = [
-  { id: "mem_untouched", created: days(100) }, // untouched + never retrieved
-  { id: "mem_untouched_edge", created: days(90) }, // exactly 90 days: not untouched; never retrieved
-  { id: "mem_accessed_old", created: days(200), accessed: days(91) }, // untouched (last access 91 days ago)
-  { id: "mem_accessed_recent", created: days(200), accessed: days(5) }, // nothing
-  { id: "mem_expired", created: days(2), validUntil: days(1) }, // expired
-  { id: "mem_expired_untouched", created: days(100), validUntil: days(50) }, // expired (not also untouched) + never retrieved
-  { id: "mem_ends_now", created: days(1), validUntil: HEALTH_NOW }, // valid_until = now: not expired
-  { id: "mem_future", created: days(1), validUntil: days(-10) }, // nothing
-  { id: "mem_new_edge", created: days(7) }, // exactly 7 days old: not never-retrieved
-  { id: "mem_1000", created: days(1), text: "a".repeat(1000) }, // not overlong
-  { id: "mem_1001", created: days(1), text: "a".repeat(1001) }, // overlong
+  { name: "mem_untouched", created: days(100) }, // untouched + never retrieved
+  { name: "mem_untouched_edge", created: days(90) }, // exactly 90 days: not untouched; never retrieved
+  { name: "mem_accessed_old", created: days(200), accessed: days(91) }, // untouched (last access 91 days ago)
+  { name: "mem_accessed_recent", created: days(200), accessed: days(5) }, // nothing
+  { name: "mem_expired", created: days(2), validUntil: days(1) }, // expired
+  { name: "mem_expired_untouched", created: days(100), validUntil: days(50) }, // expired (not also untouched) + never retrieved
+  { name: "mem_ends_now", created: days(1), validUntil: HEALTH_NOW }, // valid_until = now: not expired
+  { name: "mem_future", created: days(1), validUntil: days(-10) }, // nothing
+  { name: "mem_new_edge", created: days(7) }, // exactly 7 days old: not never-retrieved
+  { name: "mem_1000", created: days(1), text: "a".repeat(1000) }, // not overlong
+  { name: "mem_1001", created: days(1), text: "a".repeat(1001) }, // overlong
   // 1,000 characters but 1,001 UTF-16 units: NOT overlong (characters are code points).
-  { id: "mem_emoji_1000", created: days(1), text: "a".repeat(999) + EMOJI },
+  { name: "mem_emoji_1000", created: days(1), text: "a".repeat(999) + EMOJI },
   // 1,001 characters, the last astral: overlong.
-  { id: "mem_emoji_1001", created: days(1), text: "a".repeat(1000) + EMOJI },
+  { name: "mem_emoji_1001", created: days(1), text: "a".repeat(1000) + EMOJI },
   // 600 astral characters: 1,200 UTF-16 units, 600 characters: not overlong.
-  { id: "mem_emoji_600", created: days(1), text: EMOJI.repeat(600) },
-  { id: "mem_accents_1001", created: days(1), text: "é".repeat(1001) }, // 2 UTF-8 bytes each, 1,001 characters: overlong
-  { id: "mem_old_model", created: days(1), embedder: "older-model/1" }, // needs re-embedding
+  { name: "mem_emoji_600", created: days(1), text: EMOJI.repeat(600) },
+  { name: "mem_accents_1001", created: days(1), text: "é".repeat(1001) }, // 2 UTF-8 bytes each, 1,001 characters: overlong
+  { name: "mem_old_model", created: days(1), embedder: "older-model/1" }, // needs re-embedding
 ];
 
 /** What healthCounts must answer for the crafted workspace at HEALTH_NOW. */
@@ -47,12 +48,11 @@ export const EXPECTED_COUNTS = { total: 16, expired: 2, untouched: 2, overlong: 
 /** healthCounts of a workspace with no memories. */
 export const EMPTY_COUNTS = { total: 0, expired: 0, untouched: 0, overlong: 0, neverRetrieved: 0, otherModel: 0 };
 
-function newMemory(workspaceId: string, m: Crafted): NewMemory {
+function newMemory(workspaceId: number, m: Crafted): NewMemory {
   return {
-    id: m.id,
     workspace_id: workspaceId,
-    text: m.text ?? `memory ${m.id}`,
-    meta: {},
+    text: m.text ?? `memory ${m.name}`,
+    meta: { crafted: m.name },
     vector: new Float32Array([1, 0, 0]),
     embedder_id: m.embedder ?? FIXTURE_EMBEDDER,
     importance: 5,
@@ -63,11 +63,12 @@ function newMemory(workspaceId: string, m: Crafted): NewMemory {
   };
 }
 
-/** Fills `workspaceId` (which must exist) with the crafted memories; ids are suffixed to stay unique per store. */
-export async function seedHealthWorkspace(store: MemoryStore, workspaceId: string): Promise<void> {
-  const crafted = CRAFTED.map((m) => ({ ...m, id: `${m.id}_${workspaceId}` }));
+/** Fills `workspaceId` (which must exist) with the crafted memories; returns the id the store gave each name. */
+export async function seedHealthWorkspace(store: MemoryStore, workspaceId: number): Promise<Map<string, number>> {
+  const ids = new Map<string, number>();
   await store.writeInWorkspace(workspaceId, async (tx) => {
-    for (const m of crafted) await tx.insertMemory(newMemory(workspaceId, m));
+    for (const m of CRAFTED) ids.set(m.name, (await tx.insertMemory(newMemory(workspaceId, m))).id);
   });
-  for (const m of crafted) if (m.accessed !== undefined) await store.touchMemories(workspaceId, [m.id], m.accessed);
+  for (const m of CRAFTED) if (m.accessed !== undefined) await store.touchMemories(workspaceId, [ids.get(m.name)!], m.accessed);
+  return ids;
 }

@@ -99,12 +99,12 @@ describe("rate limit", () => {
       clock,
       env: { BRAIN_RATE_LIMIT_RPS: "2", BRAIN_RATE_LIMIT_BURST: "3" },
     });
-    for (let i = 0; i < 3; i++) expect(await service.consumeRateLimit("key_a")).toEqual({ allowed: true, retryAfterSeconds: 0 });
-    expect(await service.consumeRateLimit("key_a")).toEqual({ allowed: false, retryAfterSeconds: 1 });
-    expect((await service.consumeRateLimit("key_b")).allowed).toBe(true);
+    for (let i = 0; i < 3; i++) expect(await service.consumeRateLimit(1)).toEqual({ allowed: true, retryAfterSeconds: 0 });
+    expect(await service.consumeRateLimit(1)).toEqual({ allowed: false, retryAfterSeconds: 1 });
+    expect((await service.consumeRateLimit(2)).allowed).toBe(true);
     clock.advanceMs(500);
-    expect((await service.consumeRateLimit("key_a")).allowed).toBe(true);
-    expect((await service.consumeRateLimit("key_a")).allowed).toBe(false);
+    expect((await service.consumeRateLimit(1)).allowed).toBe(true);
+    expect((await service.consumeRateLimit(1)).allowed).toBe(false);
     await service.close();
   });
 
@@ -112,11 +112,11 @@ describe("rate limit", () => {
     const clock = pinnedClock("2025-01-01T00:00:00Z");
     const service = await openTestService(join(tmp.dir, "rate2.db"), { clock });
     let allowed = 0;
-    for (let i = 0; i < 450; i++) if ((await service.consumeRateLimit("k")).allowed) allowed++;
+    for (let i = 0; i < 450; i++) if ((await service.consumeRateLimit(3)).allowed) allowed++;
     expect(allowed).toBe(400);
     clock.advanceMs(100);
     allowed = 0;
-    for (let i = 0; i < 50; i++) if ((await service.consumeRateLimit("k")).allowed) allowed++;
+    for (let i = 0; i < 50; i++) if ((await service.consumeRateLimit(3)).allowed) allowed++;
     expect(allowed).toBe(20);
     await service.close();
   });

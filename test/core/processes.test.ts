@@ -34,7 +34,7 @@ it("two processes storing the same text at the same moment on one file yield one
   expect(results.filter(([, action]) => action === "stored_new")).toHaveLength(1);
   // The parent process sees the other processes' write at once.
   const got = await service.retrieve(auth, { query: "payments service deploys", top_k: 5, min_score: 0 });
-  expect(got.memories.map((m) => m.memory_id)).toEqual([results[0]![0]]);
+  expect(got.memories.map((m) => m.id)).toEqual([results[0]![0]]);
   expect((await service.status(auth)).memory_count).toBe(1);
   await service.close();
 });

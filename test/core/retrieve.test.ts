@@ -26,8 +26,8 @@ describe("ranking", () => {
     for (let i = 0; i < 20; i++) await service.retrieve(auth, { query: "team lunch friday", top_k: 5, min_score: 0 });
 
     const got = await service.retrieve(auth, { query: "which postgres version does the database run", top_k: 5, min_score: 0 });
-    expect(got.memories.map((m) => m.memory_id)).toEqual([relevant.memory_id]);
-    expect(got.memories.map((m) => m.memory_id)).not.toContain(loud.memory_id);
+    expect(got.memories.map((m) => m.id)).toEqual([relevant.memory_id]);
+    expect(got.memories.map((m) => m.id)).not.toContain(loud.memory_id);
   });
 
   it("importance, recency and frequency reorder memories of comparable relevance", async () => {
@@ -35,7 +35,7 @@ describe("ranking", () => {
     const plain = await service.store(auth, { text: "the cache layer uses redis cluster importance 2", meta: {} }, {});
     const key = await service.store(auth, { text: "the cache layer uses memcached importance 10", meta: {} }, {});
     const got = await service.retrieve(auth, { query: "cache layer", top_k: 5, min_score: 0 });
-    expect(got.memories.map((m) => m.memory_id)).toEqual([key.memory_id, plain.memory_id]);
+    expect(got.memories.map((m) => m.id)).toEqual([key.memory_id, plain.memory_id]);
     expect(got.memories[0]!.score).toBeGreaterThan(got.memories[1]!.score);
   });
 
@@ -124,8 +124,13 @@ describe("decay and access", () => {
     clock.set("2025-06-02T08:30:00Z");
     const first = await service.retrieve(auth, { query: "grafana dashboards", top_k: 5, min_score: 0 });
     expect(first.memories).toHaveLength(1);
+    // The specification's fields in its order, then the documented extras.
+    expect(Object.keys(first)).toEqual(["memories", "count"]);
+    expect(Object.keys(first.memories[0]!)).toEqual([
+      "id", "text", "score", "similarity", "importance", "meta", "expired", "created_at", "last_accessed_at", "access_count",
+    ]);
     expect(first.memories[0]).toMatchObject({
-      memory_id: s.memory_id,
+      id: s.memory_id,
       access_count: 1,
       last_accessed_at: "2025-06-02T08:30:00Z",
       created_at: "2025-06-01T00:00:00Z",

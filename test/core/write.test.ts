@@ -9,7 +9,7 @@ import { openTestService, pinnedClock, tempDir, testJudge, workspaceOf } from ".
 const tmp = tempDir();
 afterAll(() => tmp.cleanup());
 
-function usage(dbPath: string, workspaceId: string) {
+function usage(dbPath: string, workspaceId: number) {
   const db = new Database(dbPath, { readonly: true });
   try {
     const rows = db.prepare("SELECT kind, count(*) AS n FROM usage_events WHERE workspace_id = ? GROUP BY kind").all(workspaceId) as {
@@ -34,7 +34,10 @@ describe("dedup", () => {
     const { auth } = await workspaceOf(service);
     const first = await service.store(auth, { text: "deploy target is eu west 1", meta: { a: 1, b: 1 } }, {});
     expect(first.dedup).toEqual({ action: "stored_new", existing_id: null });
-    expect(first.memory_id).toMatch(/^mem_[0-9A-HJKMNP-TV-Z]{26}$/);
+    expect(first).toMatchObject({ memory_id: expect.any(Number), workspace_id: auth.workspace.id });
+    expect(Number.isSafeInteger(first.memory_id) && first.memory_id > 0).toBe(true);
+    // The specification's fields, in its order, and nothing else.
+    expect(Object.keys(first)).toEqual(["status", "memory_id", "workspace_id", "dedup", "importance", "categories", "temporal"]);
     expect(first.importance).toBe(5);
 
     const second = await service.store(auth, { text: "deploy target is eu west 1 region", meta: { b: 2, c: 3 } }, {});
@@ -199,13 +202,15 @@ describe("workspaces and keys", () => {
     expect(rb.dedup.action).toBe("stored_new");
     expect(rb.memory_id).not.toBe(ra.memory_id);
     const got = await service.retrieve(b.auth, { query: "kafka retention", top_k: 50, min_score: 0 });
-    expect(got.memories.map((m) => m.memory_id)).toEqual([rb.memory_id]);
+    expect(got.memories.map((m) => m.id)).toEqual([rb.memory_id]);
   });
 
   it("a new workspace defaults to the free plan, monthly billing, active", async () => {
     const ws = await service.createWorkspace({ name: "defaults" });
     expect(ws).toMatchObject({ name: "defaults", plan: "free", billing_cycle: "monthly", status: "active" });
-    expect(ws.id).toMatch(/^ws_/);
+    expect(Number.isSafeInteger(ws.id) && ws.id > 0).toBe(true);
+    // Ids come from the store, one after another, never the same twice.
+    expect((await service.createWorkspace({ name: "next" })).id).toBe(ws.id + 1);
     expect(ws.created_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
   });
 
@@ -213,7 +218,8 @@ describe("workspaces and keys", () => {
     const { ws, key, auth } = await workspaceOf(service);
     expect(key.apiKey).toMatch(/^svc_ws_[0-9A-Za-z]{32}$/);
     expect(key.prefix).toBe(key.apiKey.slice(0, 11));
-    expect(key.keyId).toMatch(/^key_/);
+    expect(Number.isSafeInteger(key.keyId) && key.keyId > 0).toBe(true);
+    expect(auth.keyId).toBe(key.keyId);
     expect(auth.workspace.id).toBe(ws.id);
     expect(auth.keyPrefix).toBe(key.prefix);
     const db = new Database(dbPath, { readonly: true });
@@ -233,7 +239,19 @@ describe("workspaces and keys", () => {
     const auth = await service.authenticate("brain_live_0123456789abcdef");
     expect(auth?.workspace).toMatchObject({ id: ws.id, plan: "pro", billing_cycle: "annual" });
     const status = await service.status(auth!);
-    expect(status).toMatchObject({ api_key_prefix: "brain_live_", workspace_name: "legacy", plan: "pro", healthy: true, version: "0.1.0" });
+    expect(status).toMatchObject({
+      workspace_id: ws.id,
+      api_key_id: imported.keyId,
+      api_key_prefix: "brain_live_",
+      workspace_name: "legacy",
+      plan_name: "pro",
+      healthy: true,
+      version: "0.1.0",
+    });
+    expect(Object.keys(status)).toEqual([
+      "workspace_id", "workspace_name", "workspace_status", "plan_name", "billing_cycle", "api_key_id", "api_key_prefix",
+      "healthy", "server_time", "memory_count", "version",
+    ]);
   });
 
   it("status reports a deleted workspace as deleted", async () => {
