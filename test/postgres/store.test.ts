@@ -10,9 +10,8 @@ import { canStartPostgres, startPostgres, type PgCluster } from "../support/pg.j
 
 const T0 = Date.UTC(2025, 0, 1);
 
-function memory(id: string, workspaceId: string, text: string, vector = [1, 0, 0]): NewMemory {
+function memory(workspaceId: number, text: string, vector = [1, 0, 0]): NewMemory {
   return {
-    id,
     workspace_id: workspaceId,
     text,
     meta: { source: "test", z: 1, a: 2 },
@@ -26,8 +25,9 @@ function memory(id: string, workspaceId: string, text: string, vector = [1, 0, 0
   };
 }
 
-async function newWorkspace(store: PostgresStore, id: string) {
-  await store.insertWorkspace({ id, name: id, plan: "free", billing_cycle: "monthly", status: "active", created_at: T0 });
+/** A new workspace's id (assigned by the database). */
+async function newWorkspace(store: PostgresStore, name: string): Promise<number> {
+  return (await store.insertWorkspace({ name, plan: "free", billing_cycle: "monthly", status: "active", created_at: T0 })).id;
 }
 
 describe.skipIf(!canStartPostgres())("the PostgreSQL store", () => {
@@ -56,83 +56,89 @@ describe.skipIf(!canStartPostgres())("the PostgreSQL store", () => {
     await client.connect();
     const { rows } = await client.query("SELECT version FROM brain_migrations ORDER BY version");
     await client.end();
-    expect(rows.map((r) => r.version)).toEqual([1]);
+    expect(rows.map((r) => r.version)).toEqual([1, 2]);
     const again = await openPostgresStore(url);
     expect(await again.migrate()).toEqual([]);
     await again.close();
   });
 
   it("keeps workspaces, keys and revocation, and renders timestamps as ISO seconds", async () => {
-    await newWorkspace(a, "ws_keys");
-    await a.insertKey({ id: "key_1", workspace_id: "ws_keys", key_hash: "h1", prefix: "svc_ws_abcd", created_at: T0 });
+    const ws = await newWorkspace(a, "ws_keys");
+    const keyId = await a.insertKey({ workspace_id: ws, key_hash: "h1", prefix: "svc_ws_abcd", created_at: T0 });
+    expect(Number.isSafeInteger(keyId) && keyId > 0).toBe(true);
+    // Ids come from the database, one after another (numbers, not the driver's bigint strings).
+    expect(await b.insertKey({ workspace_id: ws, key_hash: "h1b", prefix: "svc_ws_abcd", created_at: T0 })).toBe(keyId + 1);
+    expect(await newWorkspace(b, "ws_next")).toBe(ws + 1);
     const found = await b.findKeyByHash("h1");
-    expect(found?.keyId).toBe("key_1");
-    expect(found?.workspace).toMatchObject({ id: "ws_keys", status: "active", created_at: "2025-01-01T00:00:00Z" });
-    expect((await b.setWorkspaceStatus("ws_keys", "suspended"))?.status).toBe("suspended");
-    expect((await a.getWorkspace("ws_keys"))?.status).toBe("suspended");
-    expect(await a.setWorkspaceStatus("ws_missing", "active")).toBeNull();
-    expect(await b.revokeKey("key_1", T0)).toBe(true);
-    expect(await a.revokeKey("key_1", T0)).toBe(false);
+    expect(found?.keyId).toBe(keyId);
+    expect(found?.workspace).toMatchObject({ id: ws, status: "active", created_at: "2025-01-01T00:00:00Z" });
+    expect((await b.setWorkspaceStatus(ws, "suspended"))?.status).toBe("suspended");
+    expect((await a.getWorkspace(ws))?.status).toBe("suspended");
+    expect(await a.setWorkspaceStatus(999_999, "active")).toBeNull();
+    expect(await b.revokeKey(keyId, T0)).toBe(true);
+    expect(await a.revokeKey(keyId, T0)).toBe(false);
     expect(await a.findKeyByHash("h1")).toBeNull();
     expect(await a.countWorkspaces()).toBeGreaterThanOrEqual(1);
   });
 
   it("round-trips a memory's vector, meta and categories, and bumps rev on every update but not on access", async () => {
-    await newWorkspace(a, "ws_rev");
-    const first = await a.writeInWorkspace("ws_rev", (tx) => tx.insertMemory(memory("mem_1", "ws_rev", "one", [0.5, -0.25, 3.75])));
-    const second = await b.writeInWorkspace("ws_rev", (tx) => tx.insertMemory(memory("mem_2", "ws_rev", "two")));
+    const ws = await newWorkspace(a, "ws_rev");
+    const first = await a.writeInWorkspace(ws, (tx) => tx.insertMemory(memory(ws, "one", [0.5, -0.25, 3.75])));
+    const second = await b.writeInWorkspace(ws, (tx) => tx.insertMemory(memory(ws, "two")));
     expect([first.rev, second.rev]).toEqual([1, 2]);
+    expect(second.id).toBe(first.id + 1);
+    expect(first.workspace_id).toBe(ws);
     expect(first).toMatchObject({ meta: { source: "test", z: 1, a: 2 }, categories: ["work", "project"], access_count: 0, updated_at: T0 });
     expect(Object.keys(first.meta)).toEqual(["source", "z", "a"]);
 
-    const merged = await b.writeInWorkspace("ws_rev", (tx) =>
-      tx.updateMemory("mem_1", { text: "one, richer", importance: 9, meta: { x: true } }, T0 + 5),
+    const merged = await b.writeInWorkspace(ws, (tx) =>
+      tx.updateMemory(first.id, { text: "one, richer", importance: 9, meta: { x: true } }, T0 + 5),
     );
     expect(merged).toMatchObject({ text: "one, richer", importance: 9, rev: 3, updated_at: T0 + 5, meta: { x: true } });
 
-    await a.touchMemories("ws_rev", ["mem_1", "mem_2"], T0 + 10);
-    const touched = await b.getMemories("ws_rev", ["mem_1", "mem_2", "mem_unknown"]);
-    expect(touched.map((m) => [m.id, m.access_count, m.last_accessed_at, m.rev]).sort()).toEqual([
-      ["mem_1", 1, T0 + 10, 3],
-      ["mem_2", 1, T0 + 10, 2],
+    await a.touchMemories(ws, [first.id, second.id], T0 + 10);
+    const touched = await b.getMemories(ws, [first.id, second.id, 999_999]);
+    expect(touched.map((m) => [m.id, m.access_count, m.last_accessed_at, m.rev]).sort((x, y) => x[0]! - y[0]!)).toEqual([
+      [first.id, 1, T0 + 10, 3],
+      [second.id, 1, T0 + 10, 2],
     ]);
 
-    const vectors = await b.vectorsSince("ws_rev", 0);
+    const vectors = await b.vectorsSince(ws, 0);
     expect(vectors.map((v) => [v.id, v.rev])).toEqual([
-      ["mem_2", 2],
-      ["mem_1", 3],
+      [second.id, 2],
+      [first.id, 3],
     ]);
     expect(Array.from(vectors[1]!.vector)).toEqual([0.5, -0.25, 3.75]);
-    expect((await a.vectorsSince("ws_rev", 2)).map((v) => v.id)).toEqual(["mem_1"]);
-    expect(await a.countMemories("ws_rev")).toBe(2);
-    expect((await a.listMemories("ws_rev")).map((m) => m.id)).toEqual(["mem_1", "mem_2"]);
-    expect(await a.memoriesNotEmbeddedBy("emb-a", 10, "ws_rev")).toEqual([]);
-    expect((await a.memoriesNotEmbeddedBy("emb-b", 10, "ws_rev")).length).toBe(2);
+    expect((await a.vectorsSince(ws, 2)).map((v) => v.id)).toEqual([first.id]);
+    expect(await a.countMemories(ws)).toBe(2);
+    expect((await a.listMemories(ws)).map((m) => m.id)).toEqual([first.id, second.id]);
+    expect(await a.memoriesNotEmbeddedBy("emb-a", 10, ws)).toEqual([]);
+    expect((await a.memoriesNotEmbeddedBy("emb-b", 10, ws)).length).toBe(2);
   });
 
   it("serializes writes to one workspace across processes: 40 concurrent identical writes make one memory", async () => {
-    await newWorkspace(a, "ws_race");
+    const ws = await newWorkspace(a, "ws_race");
     const writes = Array.from({ length: 40 }, (_, i) =>
-      (i % 2 ? a : b).writeInWorkspace("ws_race", async (tx) => {
+      (i % 2 ? a : b).writeInWorkspace(ws, async (tx) => {
         // What the pipeline's dedup does: look at what exists, then insert only if the fact is new.
         const existing = await tx.vectorsSince(0);
         if (existing.length > 0) return existing[0]!.id;
-        const m = await tx.insertMemory(memory(`mem_race_${i}`, "ws_race", "the same fact"));
+        const m = await tx.insertMemory(memory(ws, "the same fact"));
         return m.id;
       }),
     );
     const ids = await Promise.all(writes);
     expect(new Set(ids).size).toBe(1);
-    expect(await a.countMemories("ws_race")).toBe(1);
+    expect(await a.countMemories(ws)).toBe(1);
   });
 
   it("assigns revs that readers in the other process never skip, under concurrent inserts", async () => {
-    await newWorkspace(a, "ws_revrace");
+    const ws = await newWorkspace(a, "ws_revrace");
     let seen = 0;
-    const cached = new Set<string>();
+    const cached = new Set<number>();
     const reader = (async () => {
       for (let round = 0; round < 40; round++) {
-        for (const v of await b.vectorsSince("ws_revrace", seen)) {
+        for (const v of await b.vectorsSince(ws, seen)) {
           cached.add(v.id);
           seen = Math.max(seen, v.rev);
         }
@@ -140,77 +146,77 @@ describe.skipIf(!canStartPostgres())("the PostgreSQL store", () => {
     })();
     await Promise.all(
       Array.from({ length: 30 }, (_, i) =>
-        (i % 2 ? a : b).writeInWorkspace("ws_revrace", (tx) => tx.insertMemory(memory(`mem_rr_${i}`, "ws_revrace", `fact ${i}`))),
+        (i % 2 ? a : b).writeInWorkspace(ws, (tx) => tx.insertMemory(memory(ws, `fact ${i}`))),
       ),
     );
     await reader;
-    for (const v of await b.vectorsSince("ws_revrace", seen)) cached.add(v.id);
+    for (const v of await b.vectorsSince(ws, seen)) cached.add(v.id);
     expect(cached.size).toBe(30);
-    const revs = (await a.vectorsSince("ws_revrace", 0)).map((v) => v.rev);
+    const revs = (await a.vectorsSince(ws, 0)).map((v) => v.rev);
     expect(revs).toEqual(Array.from({ length: 30 }, (_, i) => i + 1));
   });
 
   it("rolls back a write whose pipeline step throws, and releases the lock", async () => {
-    await newWorkspace(a, "ws_rollback");
+    const ws = await newWorkspace(a, "ws_rollback");
     await expect(
-      a.writeInWorkspace("ws_rollback", async (tx) => {
-        await tx.insertMemory(memory("mem_rb", "ws_rollback", "never kept"));
+      a.writeInWorkspace(ws, async (tx) => {
+        await tx.insertMemory(memory(ws, "never kept"));
         throw new ServiceError("idempotency_key_reused", "different body");
       }),
     ).rejects.toMatchObject({ code: "idempotency_key_reused" });
-    expect(await b.countMemories("ws_rollback")).toBe(0);
-    await b.writeInWorkspace("ws_rollback", (tx) => tx.insertMemory(memory("mem_rb2", "ws_rollback", "kept")));
-    expect(await a.countMemories("ws_rollback")).toBe(1);
+    expect(await b.countMemories(ws)).toBe(0);
+    await b.writeInWorkspace(ws, (tx) => tx.insertMemory(memory(ws, "kept")));
+    expect(await a.countMemories(ws)).toBe(1);
   });
 
   it("keeps idempotency records per workspace across processes and expires old ones", async () => {
-    await newWorkspace(a, "ws_idem");
-    await newWorkspace(a, "ws_idem2");
-    const response = { status: "ok", memory_id: "mem_x", dedup: { action: "stored_new", existing_id: null } };
-    await a.writeInWorkspace("ws_idem", (tx) =>
-      tx.putIdempotency({ workspace_id: "ws_idem", key: "k1", request_hash: "rh", response, created_at: T0 }, T0 - 1),
+    const ws = await newWorkspace(a, "ws_idem");
+    const ws2 = await newWorkspace(a, "ws_idem2");
+    const response = { status: "ok", memory_id: 7, workspace_id: ws, dedup: { action: "stored_new", existing_id: null } };
+    await a.writeInWorkspace(ws, (tx) =>
+      tx.putIdempotency({ workspace_id: ws, key: "k1", request_hash: "rh", response, created_at: T0 }, T0 - 1),
     );
-    expect(await b.getIdempotency("ws_idem", "k1", T0 - 1000)).toMatchObject({ request_hash: "rh", response });
-    expect(await b.getIdempotency("ws_idem2", "k1", T0 - 1000)).toBeNull();
-    expect(await b.getIdempotency("ws_idem", "k1", T0 + 1)).toBeNull();
-    await b.writeInWorkspace("ws_idem", async (tx) => {
+    expect(await b.getIdempotency(ws, "k1", T0 - 1000)).toMatchObject({ request_hash: "rh", response });
+    expect(await b.getIdempotency(ws2, "k1", T0 - 1000)).toBeNull();
+    expect(await b.getIdempotency(ws, "k1", T0 + 1)).toBeNull();
+    await b.writeInWorkspace(ws, async (tx) => {
       expect(await tx.getIdempotency("k1", T0)).not.toBeNull();
-      await tx.putIdempotency({ workspace_id: "ws_idem", key: "k2", request_hash: "rh2", response: {}, created_at: T0 + 100 }, T0 + 50);
+      await tx.putIdempotency({ workspace_id: ws, key: "k2", request_hash: "rh2", response: {}, created_at: T0 + 100 }, T0 + 50);
     });
-    expect(await a.getIdempotency("ws_idem", "k1", 0)).toBeNull();
-    expect(await a.getIdempotency("ws_idem", "k2", 0)).not.toBeNull();
+    expect(await a.getIdempotency(ws, "k1", 0)).toBeNull();
+    expect(await a.getIdempotency(ws, "k2", 0)).not.toBeNull();
   });
 
   it("counts usage events written inside and outside the write lock", async () => {
-    await newWorkspace(a, "ws_usage");
-    await a.writeInWorkspace("ws_usage", (tx) => tx.recordUsage("write", "mem_u", T0));
-    await b.recordUsage("ws_usage", "read", null, T0);
-    await b.recordUsage("ws_usage", "read", null, T0);
-    expect(await a.usageCounts("ws_usage")).toEqual({ write: 1, read: 2 });
+    const ws = await newWorkspace(a, "ws_usage");
+    await a.writeInWorkspace(ws, (tx) => tx.recordUsage("write", 12, T0));
+    await b.recordUsage(ws, "read", null, T0);
+    await b.recordUsage(ws, "read", null, T0);
+    expect(await a.usageCounts(ws)).toEqual({ write: 1, read: 2 });
   });
 
   it("records a read in one step: the returned memories are touched and one read is counted, without a new rev", async () => {
-    await newWorkspace(a, "ws_read");
-    await a.writeInWorkspace("ws_read", (tx) => tx.insertMemory(memory("mem_r1", "ws_read", "read me")));
-    await a.writeInWorkspace("ws_read", (tx) => tx.insertMemory(memory("mem_r2", "ws_read", "not me")));
-    await b.recordRead("ws_read", ["mem_r1"], T0 + 20);
-    await a.recordRead("ws_read", [], T0 + 21);
-    const [read, unread] = await a.getMemories("ws_read", ["mem_r1", "mem_r2"]).then((ms) => ms.sort((x, y) => x.id.localeCompare(y.id)));
+    const ws = await newWorkspace(a, "ws_read");
+    const r1 = await a.writeInWorkspace(ws, (tx) => tx.insertMemory(memory(ws, "read me")));
+    const r2 = await a.writeInWorkspace(ws, (tx) => tx.insertMemory(memory(ws, "not me")));
+    await b.recordRead(ws, [r1.id], T0 + 20);
+    await a.recordRead(ws, [], T0 + 21);
+    const [read, unread] = await a.getMemories(ws, [r1.id, r2.id]).then((ms) => ms.sort((x, y) => x.id - y.id));
     expect([read!.access_count, read!.last_accessed_at, read!.rev]).toEqual([1, T0 + 20, 1]);
     expect([unread!.access_count, unread!.last_accessed_at]).toEqual([0, null]);
-    expect(await b.usageCounts("ws_read")).toEqual({ write: 0, read: 2 });
+    expect(await b.usageCounts(ws)).toEqual({ write: 0, read: 2 });
   });
 
   it("shares one token bucket per key between processes", async () => {
     const decisions = await Promise.all(
-      Array.from({ length: 20 }, (_, i) => (i % 2 ? a : b).takeRateToken("key_rl", 1, 10, T0)),
+      Array.from({ length: 20 }, (_, i) => (i % 2 ? a : b).takeRateToken(101, 1, 10, T0)),
     );
     expect(decisions.filter((d) => d.allowed)).toHaveLength(10);
     const denied = decisions.find((d) => !d.allowed)!;
     expect(denied.retryAfterSeconds).toBeGreaterThanOrEqual(1);
-    expect((await a.takeRateToken("key_rl", 1, 10, T0 + 1_000)).allowed).toBe(true);
-    expect((await b.takeRateToken("key_rl", 1, 10, T0 + 1_000)).allowed).toBe(false);
-    expect((await b.takeRateToken("key_other", 1, 10, T0)).allowed).toBe(true);
+    expect((await a.takeRateToken(101, 1, 10, T0 + 1_000)).allowed).toBe(true);
+    expect((await b.takeRateToken(101, 1, 10, T0 + 1_000)).allowed).toBe(false);
+    expect((await b.takeRateToken(102, 1, 10, T0)).allowed).toBe(true);
   });
 
   it("makes the first workspace exactly once when three processes race on an empty database", async () => {
@@ -220,22 +226,23 @@ describe.skipIf(!canStartPostgres())("the PostgreSQL store", () => {
       const made = await Promise.all(
         stores.map((s, i) =>
           s.insertFirstWorkspace(
-            { id: `ws_first_${i}`, name: "default", plan: "free", billing_cycle: "monthly", status: "active", created_at: T0 },
-            { id: `key_first_${i}`, workspace_id: `ws_first_${i}`, key_hash: `hash_first_${i}`, prefix: "svc_ws_abcd", created_at: T0 },
+            { name: `default_${i}`, plan: "free", billing_cycle: "monthly", status: "active", created_at: T0 },
+            { key_hash: `hash_first_${i}`, prefix: "svc_ws_abcd", created_at: T0 },
           ),
         ),
       );
       expect(made.filter(Boolean)).toHaveLength(1);
-      const winner = made.indexOf(true);
+      const winner = made.findIndex(Boolean);
+      expect(made[winner]).toMatchObject({ workspace: { id: 1, name: `default_${winner}` }, keyId: 1 });
       expect(await stores[0]!.countWorkspaces()).toBe(1);
-      expect((await stores[1]!.findKeyByHash(`hash_first_${winner}`))?.workspace.id).toBe(`ws_first_${winner}`);
+      expect((await stores[1]!.findKeyByHash(`hash_first_${winner}`))?.workspace.id).toBe(1);
       // Once there is a workspace, no later start makes another.
       expect(
         await stores[2]!.insertFirstWorkspace(
-          { id: "ws_late", name: "default", plan: "free", billing_cycle: "monthly", status: "active", created_at: T0 },
-          { id: "key_late", workspace_id: "ws_late", key_hash: "hash_late", prefix: "svc_ws_abcd", created_at: T0 },
+          { name: "late", plan: "free", billing_cycle: "monthly", status: "active", created_at: T0 },
+          { key_hash: "hash_late", prefix: "svc_ws_abcd", created_at: T0 },
         ),
-      ).toBe(false);
+      ).toBeNull();
       expect(await stores[2]!.findKeyByHash("hash_late")).toBeNull();
     } finally {
       await Promise.all(stores.map((s) => s.close()));
@@ -243,18 +250,18 @@ describe.skipIf(!canStartPostgres())("the PostgreSQL store", () => {
   });
 
   it("counts health's signals in SQL as counting the records does, with characters as code points", async () => {
-    await newWorkspace(a, "ws_health");
-    await newWorkspace(a, "ws_health2");
-    await seedHealthWorkspace(a, "ws_health");
-    await seedHealthWorkspace(b, "ws_health2");
+    const ws = await newWorkspace(a, "ws_health");
+    const ws2 = await newWorkspace(a, "ws_health2");
+    await seedHealthWorkspace(a, ws);
+    await seedHealthWorkspace(b, ws2);
     const query = healthCountsQuery(HEALTH_NOW, FIXTURE_EMBEDDER);
-    expect(await b.healthCounts("ws_health", query)).toEqual(EXPECTED_COUNTS);
-    expect(countHealthSignals(await a.listMemories("ws_health"), query)).toEqual(EXPECTED_COUNTS);
-    expect(await a.healthCounts("ws_nothing", query)).toEqual(EMPTY_COUNTS);
+    expect(await b.healthCounts(ws, query)).toEqual(EXPECTED_COUNTS);
+    expect(countHealthSignals(await a.listMemories(ws), query)).toEqual(EXPECTED_COUNTS);
+    expect(await a.healthCounts(999_999, query)).toEqual(EMPTY_COUNTS);
   });
 
   it("answers store_unavailable while the database is down and recovers by itself when it is back", async () => {
-    await newWorkspace(a, "ws_down");
+    const ws = await newWorkspace(a, "ws_down");
     expect(await a.ping()).toBe(true);
     // A store given a log and a URL with a password: it says the database went away and came back, never the password.
     const lines: string[] = [];
@@ -269,9 +276,9 @@ describe.skipIf(!canStartPostgres())("the PostgreSQL store", () => {
     expect(await c.ping()).toBe(false);
     expect(await a.ping()).toBe(false);
     const failures = await Promise.allSettled([
-      a.countMemories("ws_down"),
-      b.writeInWorkspace("ws_down", (tx) => tx.insertMemory(memory("mem_down", "ws_down", "lost"))),
-      a.takeRateToken("key_down", 1, 10, T0),
+      a.countMemories(ws),
+      b.writeInWorkspace(ws, (tx) => tx.insertMemory(memory(ws, "lost"))),
+      a.takeRateToken(103, 1, 10, T0),
     ]);
     for (const f of failures) {
       expect(f.status).toBe("rejected");
@@ -280,8 +287,8 @@ describe.skipIf(!canStartPostgres())("the PostgreSQL store", () => {
     }
     await cluster.start();
     expect(await a.ping()).toBe(true);
-    await b.writeInWorkspace("ws_down", (tx) => tx.insertMemory(memory("mem_up", "ws_down", "kept")));
-    expect(await a.countMemories("ws_down")).toBe(1);
+    await b.writeInWorkspace(ws, (tx) => tx.insertMemory(memory(ws, "kept")));
+    expect(await a.countMemories(ws)).toBe(1);
     expect(await c.ping()).toBe(true);
     await c.close();
     const levels = lines.map((l) => JSON.parse(l) as { level: string; msg: string });
@@ -291,9 +298,9 @@ describe.skipIf(!canStartPostgres())("the PostgreSQL store", () => {
   });
 
   it("survives a fast restart of the database with connections open in both pools", async () => {
-    await newWorkspace(a, "ws_restart");
-    await a.countMemories("ws_restart");
-    await b.countMemories("ws_restart");
+    const ws = await newWorkspace(a, "ws_restart");
+    await a.countMemories(ws);
+    await b.countMemories(ws);
     await cluster.restart();
     // The first query on a connection cut by the restart may fail as unavailable; the pool then reconnects.
     const retry = async <T>(f: () => Promise<T>): Promise<T> => {
@@ -305,8 +312,8 @@ describe.skipIf(!canStartPostgres())("the PostgreSQL store", () => {
         }
       }
     };
-    await retry(() => a.writeInWorkspace("ws_restart", (tx) => tx.insertMemory(memory("mem_rs", "ws_restart", "after"))));
-    expect(await retry(() => b.countMemories("ws_restart"))).toBe(1);
+    await retry(() => a.writeInWorkspace(ws, (tx) => tx.insertMemory(memory(ws, "after"))));
+    expect(await retry(() => b.countMemories(ws))).toBe(1);
   });
 
   it("reports an unreachable database at open as store_unavailable", async () => {

@@ -1,4 +1,5 @@
 // `brain-mcp admin`: workspace and key administration on the store, with clear errors for unknown ids and bad args.
+import { existsSync } from "node:fs";
 import { expect, it, vi } from "vitest";
 import { call, freshStore, runCli, startService, TEST_DATABASE_URL } from "../support/service.js";
 
@@ -11,14 +12,15 @@ it("workspace create prints one JSON object with the workspace and its first key
   expect(made.code, made.stderr).toBe(0);
   const json = JSON.parse(made.stdout);
   expect(json).toMatchObject({ name: "Acme", plan: "team", billing_cycle: "annual", status: "active" });
-  expect(json.workspace_id).toEqual(expect.any(String));
+  expect(Number.isSafeInteger(json.workspace_id) && json.workspace_id > 0).toBe(true);
+  expect(Number.isSafeInteger(json.key_id) && json.key_id > 0).toBe(true);
   expect(json.api_key).toMatch(/^svc_ws_[0-9A-Za-z]{32}$/);
   expect(json.api_key_prefix).toBe(json.api_key.slice(0, 11));
   expect(made.stdout.trim().split("\n")).toHaveLength(1);
 
   const human = await runCli(["admin", "workspace", "create", "--name", "Beta", ...storeArgs]);
   expect(human.code).toBe(0);
-  expect(human.stdout).toMatch(/Created workspace \S+ \("Beta"/);
+  expect(human.stdout).toMatch(/Created workspace \d+ \("Beta"/);
   expect(human.stdout).toMatch(/shown once/);
   expect(human.stdout).toMatch(/^svc_ws_[0-9A-Za-z]{32}$/m);
 });
@@ -26,13 +28,13 @@ it("workspace create prints one JSON object with the workspace and its first key
 it("unknown ids and bad arguments are clear errors with a non-zero exit", async () => {
   const { storeArgs } = freshStore();
   const cases: [string[], RegExp][] = [
-    [["workspace", "set-status", "ws_does_not_exist", "suspended"], /ws_does_not_exist|workspace/i],
-    [["key", "create", "ws_does_not_exist"], /ws_does_not_exist|workspace/i],
-    [["key", "revoke", "key_does_not_exist"], /key_does_not_exist/],
-    [["workspace", "set-status", "ws_x", "frozen"], /active, suspended, limit_reached, deleted/],
+    [["workspace", "set-status", "987654", "suspended"], /workspace 987654/i],
+    [["key", "create", "987654"], /workspace 987654/i],
+    [["key", "revoke", "987654"], /no API key with id 987654/],
+    [["workspace", "set-status", "1", "frozen"], /active, suspended, limit_reached, deleted/],
     [["workspace", "create"], /--name/],
     [["workspace", "explode"], /unknown command/],
-    [["key", "import", "ws_x"], /key import/],
+    [["key", "import", "1"], /key import/],
     [["--bogus"], /bogus/],
   ];
   for (const [args, message] of cases) {
@@ -41,6 +43,25 @@ it("unknown ids and bad arguments are clear errors with a non-zero exit", async 
     expect(res.stderr, args.join(" ")).toMatch(message);
     expect(res.stderr).not.toMatch(/\n\s+at /);
   }
+});
+
+it("an id that is not a positive integer is a usage error (exit 2) naming the argument, before the store is opened", async () => {
+  const { storeArgs, dbPath } = freshStore();
+  const cases: [string[], RegExp][] = [
+    [["workspace", "set-status", "ws_01HZX", "suspended"], /WORKSPACE_ID must be a positive integer, not "ws_01HZX"/],
+    [["key", "create", "1.5"], /WORKSPACE_ID must be a positive integer/],
+    [["key", "create", "0"], /WORKSPACE_ID must be a positive integer/],
+    [["key", "revoke", "key_01HZX"], /KEY_ID must be a positive integer, not "key_01HZX"/],
+    [["key", "import", "x1", "-"], /WORKSPACE_ID must be a positive integer/],
+    [["reembed", "--workspace", "abc"], /--workspace must be a positive integer/],
+  ];
+  for (const [args, message] of cases) {
+    const res = await runCli(["admin", ...args, ...storeArgs]);
+    expect(res.code, args.join(" ")).toBe(2);
+    expect(res.stderr, args.join(" ")).toMatch(message);
+    expect(res.stderr).toMatch(/^usage: brain-mcp admin/m);
+  }
+  if (dbPath) expect(existsSync(dbPath)).toBe(false);
 });
 
 it("set-status and key commands change what the API answers", async () => {

@@ -44,7 +44,10 @@ describe("successful answers", () => {
     expect(res.headers.get("content-type")).toMatch(/^application\/json/);
     const body = res.json;
     expect(body.status).toBe("ok");
-    expect(typeof body.memory_id).toBe("string");
+    // The specification's fields in its order, integer ids, nothing else.
+    expect(Object.keys(body)).toEqual(["status", "memory_id", "workspace_id", "dedup", "importance", "categories", "temporal"]);
+    expect(Number.isSafeInteger(body.memory_id) && body.memory_id > 0).toBe(true);
+    expect(body.workspace_id).toBe(svc.workspaceId);
     expect(Number.isInteger(body.importance)).toBe(true);
     expect(body.importance).toBeGreaterThanOrEqual(1);
     expect(body.importance).toBeLessThanOrEqual(10);
@@ -65,8 +68,13 @@ describe("successful answers", () => {
     const res = await retrieve(ws.apiKey, { query: "Which PostgreSQL version does staging run?" });
     expect(res.status, res.text).toBe(200);
     expect(res.json.count).toBe(res.json.memories.length);
-    const memory = res.json.memories.find((m: any) => m.memory_id === stored.json.memory_id);
+    expect(Object.keys(res.json)).toEqual(["memories", "count"]);
+    const memory = res.json.memories.find((m: any) => m.id === stored.json.memory_id);
     expect(memory).toBeDefined();
+    // The specification's fields (id .. meta) in its order, then the documented extras.
+    expect(Object.keys(memory)).toEqual([
+      "id", "text", "score", "similarity", "importance", "meta", "expired", "created_at", "last_accessed_at", "access_count",
+    ]);
     expect(memory.text).toBe("The staging database runs PostgreSQL 16 on host db-stage-2.");
     for (const field of ["score", "similarity"]) {
       expect(memory[field]).toBeGreaterThanOrEqual(0);
@@ -131,9 +139,15 @@ describe("successful answers", () => {
       workspace_id: svc.workspaceId,
       workspace_name: "primary",
       workspace_status: "active",
+      plan_name: "free",
+      api_key_id: svc.keyId,
       api_key_prefix: svc.apiKey.slice(0, API_KEY_PUBLIC_PREFIX_CHARS),
     });
-    expect(typeof res.json.plan).toBe("string");
+    // The specification's nine fields in its order, then the documented extras.
+    expect(Object.keys(res.json)).toEqual([
+      "workspace_id", "workspace_name", "workspace_status", "plan_name", "billing_cycle", "api_key_id", "api_key_prefix",
+      "healthy", "server_time", "memory_count", "version",
+    ]);
     expect(typeof res.json.billing_cycle).toBe("string");
     expect(typeof res.json.version).toBe("string");
     expect(Number.isInteger(res.json.memory_count)).toBe(true);

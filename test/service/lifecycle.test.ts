@@ -59,7 +59,7 @@ describe("first start and restart", () => {
       expect(status.status).toBe(200);
       expect(status.json.memory_count).toBe(1);
       const found = await call(second.baseURL, "POST", "/v1/memory/retrieve", { key, json: { query: "where is the shed key" } });
-      expect(found.json.memories[0].memory_id).toBe(stored.json.memory_id);
+      expect(found.json.memories[0].id).toBe(stored.json.memory_id);
       await second.stop();
     },
   );
@@ -214,7 +214,7 @@ describe("shutdown", () => {
       "moved to Rotterdam last spring", "collects vintage cameras", "runs the Tuesday design review",
       "prefers window seats on flights", "maintains the CI runners", "studies marine biology at night",
     ];
-    const acknowledged = new Set<string>();
+    const acknowledged = new Set<number>();
     let n = 0;
     let killed = false;
     const writer = async () => {

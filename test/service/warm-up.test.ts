@@ -16,7 +16,7 @@ const loadedLines = (s: ServiceHandle) =>
     .stderr()
     .split("\n")
     .filter((line) => line.includes('"vector index loaded"'))
-    .map((line) => JSON.parse(line) as { workspace: string; memories: number; ms: number });
+    .map((line) => JSON.parse(line) as { workspace: number; memories: number; ms: number });
 
 async function until(check: () => boolean, ms = 20_000): Promise<void> {
   const deadline = Date.now() + ms;

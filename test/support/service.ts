@@ -21,9 +21,10 @@ export interface CommandResult {
 }
 
 export interface WorkspaceKey {
-  workspaceId: string;
+  /** Integer ids, as the store assigned them. */
+  workspaceId: number;
   apiKey: string;
-  keyId: string;
+  keyId: number;
 }
 
 export interface ServiceOptions {
@@ -36,6 +37,8 @@ export interface ServiceOptions {
   noWorkspace?: boolean;
 }
 
+type AdminArgs = readonly (string | number)[];
+
 export interface ServiceHandle extends WorkspaceKey {
   baseURL: string;
   /** The SQLite file, or undefined under PostgreSQL. */
@@ -45,10 +48,10 @@ export interface ServiceHandle extends WorkspaceKey {
   child: ChildProcess;
   stdout(): string;
   stderr(): string;
-  /** `brain-mcp admin <args>` on this service's store. */
-  admin(args: string[], opts?: { input?: string }): Promise<CommandResult>;
+  /** `brain-mcp admin <args>` on this service's store (ids may be passed as numbers). */
+  admin(args: AdminArgs, opts?: { input?: string }): Promise<CommandResult>;
   /** `admin <args> --json`, parsed; throws on a non-zero exit. */
-  adminJson(args: string[], opts?: { input?: string }): Promise<Record<string, unknown>>;
+  adminJson(args: AdminArgs, opts?: { input?: string }): Promise<Record<string, unknown>>;
   /** A new workspace with its first key. */
   newWorkspace(name?: string): Promise<WorkspaceKey>;
   /** SIGTERM and wait for exit. */
@@ -148,19 +151,19 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
     child.once("exit", (code, signal) => r({ code, signal })),
   );
 
-  const admin = (args: string[], opts: { input?: string } = {}) =>
-    runCli(["admin", ...args, ...storeArgs], { env, input: opts.input });
-  const adminJson = async (args: string[], opts: { input?: string } = {}) => {
+  const admin = (args: AdminArgs, opts: { input?: string } = {}) =>
+    runCli(["admin", ...args.map(String), ...storeArgs], { env, input: opts.input });
+  const adminJson = async (args: AdminArgs, opts: { input?: string } = {}) => {
     const result = await admin([...args, "--json"], opts);
     if (result.code !== 0) throw new Error(`admin ${args.join(" ")} failed (${result.code}): ${result.stderr}`);
     return JSON.parse(result.stdout) as Record<string, unknown>;
   };
   const newWorkspace = async (name = "test"): Promise<WorkspaceKey> => {
     const made = await adminJson(["workspace", "create", "--name", name]);
-    return { workspaceId: String(made.workspace_id), apiKey: String(made.api_key), keyId: String(made.key_id) };
+    return { workspaceId: made.workspace_id as number, apiKey: String(made.api_key), keyId: made.key_id as number };
   };
 
-  let first: WorkspaceKey = { workspaceId: "", apiKey: "", keyId: "" };
+  let first: WorkspaceKey = { workspaceId: 0, apiKey: "", keyId: 0 };
   try {
     if (!options.noWorkspace) first = await newWorkspace("primary");
   } catch (err) {
@@ -216,7 +219,7 @@ export async function queryStore<T = Record<string, unknown>>(
 }
 
 /** Usage events recorded for a workspace, by kind. */
-export async function usageCounts(handle: Pick<ServiceHandle, "dbPath">, workspaceId: string): Promise<{ write: number; read: number }> {
+export async function usageCounts(handle: Pick<ServiceHandle, "dbPath">, workspaceId: number): Promise<{ write: number; read: number }> {
   const rows = await queryStore<{ kind: string; n: number | string }>(
     handle,
     {
@@ -231,8 +234,8 @@ export async function usageCounts(handle: Pick<ServiceHandle, "dbPath">, workspa
 }
 
 /** The ids of a workspace's memories as the store holds them. */
-export async function memoryIds(handle: Pick<ServiceHandle, "dbPath">, workspaceId: string): Promise<Set<string>> {
-  const rows = await queryStore<{ id: string }>(
+export async function memoryIds(handle: Pick<ServiceHandle, "dbPath">, workspaceId: number): Promise<Set<number>> {
+  const rows = await queryStore<{ id: number | string }>(
     handle,
     {
       sqlite: "SELECT id FROM memories WHERE workspace_id = ?",
@@ -240,7 +243,7 @@ export async function memoryIds(handle: Pick<ServiceHandle, "dbPath">, workspace
     },
     [workspaceId],
   );
-  return new Set(rows.map((r) => r.id));
+  return new Set(rows.map((r) => Number(r.id))); // a bigint comes back from pg as a string
 }
 
 /** A raw HTTP call (no client library): status, headers, parsed JSON (or null) and text. */
