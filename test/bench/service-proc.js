@@ -38,7 +38,7 @@ export async function startService({ databaseUrl, dbPath, env = {}, credentials 
   let workspaceId = credentials?.workspaceId;
   if (!apiKey) {
     const ws = adminJson("workspace", "create", "--name", "bench");
-    apiKey = adminJson("key", "create", ws.workspace_id).api_key;
+    apiKey = adminJson("key", "create", String(ws.workspace_id)).api_key;
     workspaceId = ws.workspace_id;
   }
   return {

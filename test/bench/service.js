@@ -28,7 +28,6 @@ import { createOfflineEmbedder, offlineEmbedderKind } from "../../dist/service/m
 import { WorkspaceIndex } from "../../dist/service/retrieval/vector-index.js";
 import { hybridScore } from "../../dist/service/retrieval/score.js";
 import { CANDIDATE_LIMIT, relevanceFloorFor } from "../../dist/service/retrieval/weights.js";
-import { newMemoryId } from "../../dist/service/ids.js";
 import { healthCountsQuery } from "../../dist/service/health/index.js";
 
 const { values } = parseArgs({
@@ -125,7 +124,6 @@ async function seedTo(size) {
         const n = i + k;
         const createdAt = now - 60 * day + Math.floor((n / maxSize) * 59 * day);
         await tx.insertMemory({
-          id: newMemoryId(createdAt),
           workspace_id: workspaceId,
           text: texts[k],
           meta: { seeded: true },
@@ -196,9 +194,7 @@ async function breakdown(size) {
         index.apply(await tx.vectorsSince(index.maxRev));
         index.nearest(vector);
         const nowMs = Date.now();
-        const id = newMemoryId(nowMs);
-        await tx.insertMemory({
-          id,
+        const { id } = await tx.insertMemory({
           workspace_id: workspaceId,
           text,
           meta: {},

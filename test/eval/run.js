@@ -46,11 +46,11 @@ async function evaluateRetrieval(service) {
     const res = await scored.retrieve(question.q, 5);
     const byCosine = await cosine.retrieve(question.q, 50);
     const relevant = (name) => question.answers.map((id) => idOf[name].get(id));
-    const cosineRanked = [...byCosine.body.memories].sort((a, b) => b.similarity - a.similarity).map((m) => m.memory_id);
-    const confident = res.body.memories.filter((m) => m.score >= CONFIDENT_SCORE).map((m) => m.memory_id);
+    const cosineRanked = [...byCosine.body.memories].sort((a, b) => b.similarity - a.similarity).map((m) => m.id);
+    const confident = res.body.memories.filter((m) => m.score >= CONFIDENT_SCORE).map((m) => m.id);
     rows.push({
       question,
-      score: firstRank(res.body.memories.map((m) => m.memory_id), relevant("score")),
+      score: firstRank(res.body.memories.map((m) => m.id), relevant("score")),
       confident: firstRank(confident, relevant("score")),
       cosine: firstRank(cosineRanked, relevant("cosine")),
     });

@@ -74,10 +74,10 @@ export async function startServe(databaseUrl: string, opts: ServeOptions = {}): 
 }
 
 /** `brain-mcp admin workspace create` on the database: a new workspace and its first key. */
-export async function createWorkspace(databaseUrl: string, name: string): Promise<{ workspaceId: string; apiKey: string }> {
+export async function createWorkspace(databaseUrl: string, name: string): Promise<{ workspaceId: number; apiKey: string }> {
   const out = await runAdmin(databaseUrl, ["workspace", "create", "--name", name, "--json"]);
-  const json = JSON.parse(out) as { workspace_id?: string; id?: string; api_key: string };
-  return { workspaceId: (json.workspace_id ?? json.id)!, apiKey: json.api_key };
+  const json = JSON.parse(out) as { workspace_id: number; api_key: string };
+  return { workspaceId: json.workspace_id, apiKey: json.api_key };
 }
 
 export async function runAdmin(databaseUrl: string, args: string[]): Promise<string> {

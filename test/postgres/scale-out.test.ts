@@ -43,7 +43,7 @@ describe.skipIf(!canStartPostgres())("two service processes sharing one PostgreS
       "Production database backups run nightly at two in the morning UTC.",
     ];
     const facts = unrelatedTexts(40, 11);
-    const acks: { text: string; id: string; action: string }[] = [];
+    const acks: { text: string; id: number; action: string }[] = [];
     const invisible: string[] = [];
 
     await Promise.all(
@@ -58,7 +58,7 @@ describe.skipIf(!canStartPostgres())("two service processes sharing one PostgreS
           // Acknowledged through one process, so visible through the other at once.
           const found = await call(reader.url, key, "retrieve", { query: text, top_k: 5 });
           expect(found.status).toBe(200);
-          if (!found.body.memories.some((m: { memory_id: string }) => m.memory_id === res.body.memory_id)) invisible.push(text);
+          if (!found.body.memories.some((m: { id: number }) => m.id === res.body.memory_id)) invisible.push(text);
         }
       }),
     );

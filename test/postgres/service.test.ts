@@ -53,7 +53,7 @@ describe.skipIf(!canStartPostgres())("brain-mcp serve over PostgreSQL", () => {
     expect(found.status).toBe(200);
     expect(found.body.count).toBe(1);
     const [memory] = found.body.memories;
-    expect(memory.memory_id).toBe(first.body.memory_id);
+    expect(memory.id).toBe(first.body.memory_id);
     expect(memory.text).toBe("I prefer dark roast coffee in the morning, strong and black."); // the richer text
     expect(memory.meta).toMatchObject({ source: "chat", mood: "sleepy", temporal: { type: "persistent" } });
     expect(memory.access_count).toBe(1);
