@@ -296,7 +296,12 @@ export function openSqliteStore(path: string): MemoryStore {
   // Retrieve reads scattered rows: keep pages in memory rather than one system call per page.
   db.pragma("cache_size = -65536");
   db.pragma("mmap_size = 268435456");
-  migrate(db); // leaves foreign_keys on
+  try {
+    migrate(db); // leaves foreign_keys on
+  } catch (err) {
+    db.close();
+    throw asBusyError(err);
+  }
 
   const q = {
     insertWorkspace: db.prepare(

@@ -137,6 +137,8 @@ export const MIGRATIONS: readonly Migration[] = [
       SELECT setval(pg_get_serial_sequence('workspaces', 'id'), coalesce(max(id), 0) + 1, false) FROM workspaces;
       SELECT setval(pg_get_serial_sequence('api_keys', 'id'), coalesce(max(id), 0) + 1, false) FROM api_keys;
       SELECT setval(pg_get_serial_sequence('memories', 'id'), coalesce(max(id), 0) + 1, false) FROM memories;
+      -- The session goes back to the pool: leave nothing of the migration in it.
+      DROP FUNCTION pg_temp.ws_id(text), pg_temp.key_id(text), pg_temp.mem_id(text);
     `,
   },
 ];
