@@ -33,7 +33,8 @@ describe.skipIf(!canStartPostgres())("a 0.1.0 PostgreSQL database", () => {
     expect(await query("SELECT key_id, tokens FROM rate_buckets")).toEqual([{ key_id: 1, tokens: 0.5 }]);
     // Identity columns: nothing but the database hands out an id.
     const identity = await query(
-      "SELECT table_name, is_identity, identity_generation FROM information_schema.columns WHERE column_name = 'id' AND table_name IN ('workspaces', 'api_keys', 'memories') ORDER BY table_name",
+      `SELECT table_name, is_identity, identity_generation FROM information_schema.columns
+        WHERE column_name = 'id' AND table_name IN ('workspaces', 'api_keys', 'memories') ORDER BY table_name`,
     );
     expect(identity).toEqual([
       { table_name: "api_keys", is_identity: "YES", identity_generation: "ALWAYS" },

@@ -104,7 +104,8 @@ export const postgresQuery =
   (url: string): StoreQuery =>
   async (sql) => {
     // bigint (ids, counts) as numbers, as the store itself reads them
-    const client = new pg.Client({ connectionString: url, types: { getTypeParser: ((oid: number, format?: string) => (oid === 20 ? Number : pg.types.getTypeParser(oid, format as "text"))) as never } });
+    const getTypeParser = (oid: number, format?: string) => (oid === 20 ? Number : pg.types.getTypeParser(oid, format as "text"));
+    const client = new pg.Client({ connectionString: url, types: { getTypeParser: getTypeParser as never } });
     await client.connect();
     try {
       return (await client.query(sql)).rows as Record<string, unknown>[];

@@ -1,5 +1,6 @@
-// Stage 7: commit. A new memory is inserted (the store assigns its integer id); a merge updates the surviving memory (bumping its rev). Runs inside the
-// workspace's write transaction, with the usage event, so an acknowledged store is billed exactly once.
+// Stage 7: commit. A new memory is inserted (the store assigns its integer id); a merge updates the surviving memory
+// (bumping its rev). Runs inside the workspace's write transaction, with the usage event, so an acknowledged store is
+// billed exactly once.
 import type { StoreResponse } from "../../contract/wire.js";
 import type { WorkspaceTx } from "../store/types.js";
 import { mergeMeta } from "./dedup.js";
