@@ -1,12 +1,13 @@
 // startEmbedded (the adapter's --embedded): one local workspace key in embedded.json, shared by adapters that start
 // together, over one SQLite file; logs never on stdout.
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, statSync, readFileSync } from "node:fs";
+import { mkdtempSync, statSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { afterAll, expect, it, vi } from "vitest";
 import Database from "better-sqlite3";
 import { baseEnv, call, ROOT } from "../support/service.js";
+import { copyOldSqliteStore, readAnswers } from "../support/store-0.1.0.js";
 
 // Real processes on a shared 2-core machine: starting one loads the models, which can take seconds under load.
 vi.setConfig({ testTimeout: 120_000, hookTimeout: 120_000 });
@@ -100,4 +101,21 @@ it("two adapters started together share one workspace through one SQLite file, a
   expect(JSON.parse(loaded!)).toMatchObject({ memories: 1 });
   expect((await call(again.baseURL, "GET", "/v1/status", { key: again.apiKey })).json.memory_count).toBe(1);
   await again.stop();
+});
+
+it("an embedded setup of 0.1.0 (its store and its embedded.json with a text workspace id) keeps its key and memories", async () => {
+  const dbPath = copyOldSqliteStore();
+  const { keys } = await readAnswers();
+  const configDir = mkdtempSync(join(tmpdir(), "brain-embedded-010-"));
+  const old = { workspace_id: "ws_01M87VJ5AP3X17QD4BCDAMH5D0", api_key: keys.first, db_path: dbPath };
+  writeFileSync(join(configDir, "embedded.json"), JSON.stringify(old), { mode: 0o600 });
+
+  const adapter = await startAdapter(configDir, dirname(dbPath));
+  expect(adapter.apiKey).toBe(keys.first);
+  const status = await call(adapter.baseURL, "GET", "/v1/status", { key: adapter.apiKey });
+  expect(status.json).toMatchObject({ workspace_id: 1, api_key_id: 1, memory_count: 7 });
+  await adapter.stop();
+  const db = new Database(dbPath, { readonly: true });
+  expect(db.prepare("SELECT count(*) AS n FROM workspaces").get()).toEqual({ n: 2 }); // none made
+  db.close();
 });
