@@ -1,7 +1,11 @@
-// Lenient parsers for the four responses (shapes in src/contract/wire.ts): unknown fields are kept, and the
-// enumerations (workspace_status, dedup.action, temporal.type) are read as plain strings, so a server that adds
-// a field or a value never breaks a client.
+// Lenient parsers for the four responses. Each REQUIRES exactly the fields SPEC.md's tables list and nothing more:
+// the reference service's extras (src/contract/wire.ts) are typed as optional, every unknown field is kept, and the
+// enumerations (workspace_status, dedup.action, temporal.type) are read as plain strings, so any server that answers
+// as the specification says works, and one that adds a field or a value never breaks a client.
 import { z } from "zod";
+
+/** Identifiers are integers on the wire (memory_id, workspace_id, api_key_id, existing_id, id). */
+const Id = z.number().int();
 
 export const TemporalSchema = z
   .object({
@@ -15,64 +19,69 @@ export const TemporalSchema = z
 export const StoreResponseSchema = z
   .object({
     status: z.string(),
-    memory_id: z.string(),
-    importance: z.number(),
-    temporal: TemporalSchema,
-    categories: z.array(z.string()),
+    memory_id: Id,
+    workspace_id: Id,
     dedup: z
       .object({
         /** `stored_new` or `merged` from the reference service. */
         action: z.string(),
-        existing_id: z.string().nullable(),
+        existing_id: Id.nullable(),
       })
       .loose(),
+    importance: z.number().int(),
+    categories: z.array(z.string()),
+    temporal: TemporalSchema,
+  })
+  .loose();
+
+/** A retrieved memory's meta: the specification promises only `temporal` with its `type`. */
+export const RetrievedMetaSchema = z
+  .object({
+    temporal: z.object({ type: z.string(), valid_until: z.string().nullable().optional() }).loose(),
+    categories: z.array(z.string()).optional(),
   })
   .loose();
 
 export const RetrievedMemorySchema = z
   .object({
-    memory_id: z.string(),
+    id: Id,
     text: z.string(),
     score: z.number(),
     similarity: z.number(),
-    importance: z.number(),
-    expired: z.boolean(),
-    // The caller's meta beside the service's temporal and categories (optional: other servers may not add them).
-    meta: z
-      .object({
-        temporal: TemporalSchema.optional(),
-        categories: z.array(z.string()).optional(),
-      })
-      .loose(),
-    created_at: z.string(),
-    last_accessed_at: z.string().nullable(),
-    access_count: z.number(),
+    importance: z.number().int(),
+    meta: RetrievedMetaSchema,
+    // The reference service's extras: shown when present, never required.
+    expired: z.boolean().optional(),
+    created_at: z.string().optional(),
+    last_accessed_at: z.string().nullable().optional(),
+    access_count: z.number().optional(),
   })
   .loose();
 
 export const RetrieveResponseSchema = z
   .object({
     memories: z.array(RetrievedMemorySchema),
-    count: z.number(),
+    count: z.number().optional(),
   })
   .loose();
 
+/** The specification names total_memories; the other signals' names are the reference service's. */
 export const HealthSignalsSchema = z
   .object({
-    total_memories: z.number(),
-    stale_memories: z.number(),
-    duplicate_memories: z.number(),
-    overlong_memories: z.number(),
-    never_retrieved_memories: z.number(),
-    open_recommendations: z.number(),
+    total_memories: z.number().int(),
+    stale_memories: z.number().optional(),
+    duplicate_memories: z.number().optional(),
+    overlong_memories: z.number().optional(),
+    never_retrieved_memories: z.number().optional(),
+    open_recommendations: z.number().optional(),
   })
   .loose();
 
 export const RecommendationSchema = z
   .object({
-    code: z.string(),
-    message: z.string(),
-    count: z.number(),
+    code: z.string().optional(),
+    message: z.string().optional(),
+    count: z.number().optional(),
   })
   .loose();
 
@@ -80,24 +89,25 @@ export const HealthResponseSchema = z
   .object({
     quality_score: z.number(),
     signals: HealthSignalsSchema,
-    recommendations: z.array(RecommendationSchema),
-    generated_at: z.string(),
+    recommendations: z.array(RecommendationSchema).optional(),
+    generated_at: z.string().optional(),
   })
   .loose();
 
 export const StatusResponseSchema = z
   .object({
-    healthy: z.boolean(),
-    workspace_id: z.string(),
+    workspace_id: Id,
     workspace_name: z.string(),
     /** `active`, `suspended`, `limit_reached` or `deleted` from the reference service. */
     workspace_status: z.string(),
-    plan: z.string(),
+    plan_name: z.string(),
     billing_cycle: z.string(),
+    api_key_id: Id,
     api_key_prefix: z.string(),
-    memory_count: z.number(),
+    healthy: z.boolean(),
     server_time: z.string(),
-    version: z.string(),
+    memory_count: z.number().optional(),
+    version: z.string().optional(),
   })
   .loose();
 

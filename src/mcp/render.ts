@@ -6,12 +6,16 @@ import { redact } from "../config/logger.js";
 
 export function renderRemember(result: StoreResponse): string {
   const lines: string[] = [];
-  const merged = result.dedup?.action === "merged";
-  if (merged) {
+  const action = result.dedup?.action;
+  if (action === "merged") {
     const into = result.dedup.existing_id ?? result.memory_id;
     lines.push(`Merged into existing memory ${into}: it already held this fact (the richer text was kept).`);
-  } else {
+  } else if (action === "stored_new" || action === undefined) {
     lines.push(`Remembered as new memory ${result.memory_id}.`);
+  } else {
+    // A dedup outcome this adapter does not know: say what the service said, without guessing its meaning.
+    const existing = result.dedup.existing_id != null ? `, existing memory ${result.dedup.existing_id}` : "";
+    lines.push(`Stored as memory ${result.memory_id} (dedup: ${action}${existing}).`);
   }
   if (result.importance !== undefined) lines.push(`Importance: ${result.importance}/10`);
   if (result.categories?.length) lines.push(`Categories: ${result.categories.join(", ")}`);
@@ -31,8 +35,10 @@ export function renderRecall(result: RetrieveResponse): string {
       marks.push(`EXPIRED${temporal?.valid_until ? ` (was valid until ${temporal.valid_until})` : ""}`);
     } else if (temporal?.type === "time_bound") {
       marks.push(`time-bound until ${temporal.valid_until ?? "unknown"}`);
+    } else if (temporal?.type && temporal.type !== "persistent") {
+      marks.push(`temporal ${temporal.type}`);
     }
-    lines.push(`${index + 1}. [${memory.memory_id}] ${marks.join(" · ")}`);
+    lines.push(`${index + 1}. [${memory.id}] ${marks.join(" · ")}`);
     lines.push(indent(memory.text ?? ""));
   });
   if (memories.some((m) => m.expired)) {
@@ -78,8 +84,8 @@ export function renderStatus(result: StatusResponse): string {
   const lines = [
     `Workspace: ${result.workspace_name ?? "(unnamed)"} (${result.workspace_id ?? "unknown id"})`,
     `State: ${result.workspace_status}`,
-    `Plan: ${result.plan ?? "unknown"}${result.billing_cycle ? ` (billing cycle ${result.billing_cycle})` : ""}`,
-    `Key prefix: ${result.api_key_prefix ?? "unknown"}`,
+    `Plan: ${result.plan_name ?? "unknown"}${result.billing_cycle ? ` (billing cycle ${result.billing_cycle})` : ""}`,
+    `Key prefix: ${result.api_key_prefix ?? "unknown"}${result.api_key_id !== undefined ? ` (key id ${result.api_key_id})` : ""}`,
   ];
   if (result.memory_count !== undefined) lines.push(`Memories: ${result.memory_count}`);
   const service = [result.healthy === false ? "unhealthy" : "healthy"];

@@ -50,7 +50,7 @@ describe("operations", () => {
     service.on("POST /v1/memory/retrieve", { body: fixtures.recall });
     const run = await cli(["recall", "what", "does", "the", "user", "like", "--top-k", "3", "--min-score", "0.2"], env);
     expect(run.code).toBe(0);
-    expect(run.stdout).toMatch(/^3 memories matched, best first:\n1\. \[mem_a\] score 0\.91/);
+    expect(run.stdout).toMatch(/^3 memories matched, best first:\n1\. \[1\] score 0\.91/);
     expect(service.seen[0]!.body).toEqual({ query: "what does the user like", top_k: 3, min_score: 0.2 });
   });
 
@@ -58,7 +58,7 @@ describe("operations", () => {
     service.on("POST /v1/memory/store", { body: fixtures.storeNew });
     const run = await cli(["remember", "The user prefers tabs.", "--meta", '{"source":"cli"}'], env);
     expect(run.code).toBe(0);
-    expect(run.stdout).toContain("Remembered as new memory mem_new1.");
+    expect(run.stdout).toContain("Remembered as new memory 101.");
     expect(service.seen[0]!.body).toEqual({ text: "The user prefers tabs.", meta: { source: "cli" } });
   });
 

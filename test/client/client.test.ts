@@ -193,7 +193,7 @@ describe("reading answers leniently", () => {
         : json(res, 200, {
             ...STORE_OK,
             temporal: { type: "recurring", valid_until: "2030-01-01T00:00:00Z" },
-            dedup: { action: "superseded", existing_id: "mem_0" },
+            dedup: { action: "superseded", existing_id: 7 },
           }),
     );
     const brain = made.make({ baseURL: server.url });

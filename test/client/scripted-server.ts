@@ -65,31 +65,33 @@ export function errorBody(code: string, message: string, extra: Record<string, u
 }
 
 export const STATUS_OK = {
-  healthy: true,
-  workspace_id: "ws_1",
+  workspace_id: 1,
   workspace_name: "test",
   workspace_status: "active",
-  plan: "free",
+  plan_name: "free",
   billing_cycle: "monthly",
+  api_key_id: 1,
   api_key_prefix: "svc_ws_abcd",
-  memory_count: 3,
+  healthy: true,
   server_time: "2025-01-01T00:00:00Z",
+  memory_count: 3,
   version: "0.1.0",
 };
 
 export const STORE_OK = {
   status: "ok",
-  memory_id: "mem_1",
-  importance: 7,
-  temporal: { type: "persistent", valid_until: null },
-  categories: ["work", "project"],
+  memory_id: 1,
+  workspace_id: 1,
   dedup: { action: "stored_new", existing_id: null },
+  importance: 7,
+  categories: ["work", "project"],
+  temporal: { type: "persistent", valid_until: null },
 };
 
 export const RETRIEVE_OK = {
   memories: [
     {
-      memory_id: "mem_1",
+      id: 1,
       text: "The deploy runs on Fridays.",
       score: 0.82,
       similarity: 0.9,

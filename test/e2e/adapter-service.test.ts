@@ -64,7 +64,7 @@ describe("the adapter against the real service", () => {
     await agent.call("brain.remember", { text: "The user prefers dark mode in every editor." });
     const recall = await agent.call("brain.recall", { query: "which database does Atlas use?", top_k: 3 });
     expect(recall.isError).toBeFalsy();
-    expect(recall.structuredContent.memories[0].memory_id).toBe(firstId);
+    expect(recall.structuredContent.memories[0].id).toBe(firstId);
     expect(recall.structuredContent.memories[0].meta.source).toBe("e2e");
     expect(textOf(recall)).toMatch(/1\..*PostgreSQL 15/s);
   });
@@ -145,7 +145,7 @@ describe("two --embedded adapters on one machine", () => {
     expect(stored.isError).toBeFalsy();
     const recalled = await b.call("brain.recall", { query: "where is the board meeting held?", top_k: 1 });
     expect(recalled.isError).toBeFalsy();
-    expect(recalled.structuredContent.memories[0].memory_id).toBe(stored.structuredContent.memory_id);
+    expect(recalled.structuredContent.memories[0].id).toBe(stored.structuredContent.memory_id);
     const [sa, sb] = [await a.call("brain.status"), await b.call("brain.status")];
     expect(sa.structuredContent.workspace_id).toBe(sb.structuredContent.workspace_id);
   });

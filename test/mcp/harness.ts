@@ -196,7 +196,8 @@ export function textOf(result: unknown): string {
 export const fixtures = {
   storeNew: {
     status: "ok",
-    memory_id: "mem_new1",
+    memory_id: 101,
+    workspace_id: 123,
     importance: 7,
     temporal: { type: "persistent", valid_until: null },
     categories: ["work", "preference"],
@@ -204,15 +205,17 @@ export const fixtures = {
   },
   storeMerged: {
     status: "ok",
-    memory_id: "mem_old9",
+    memory_id: 9,
+    workspace_id: 123,
     importance: 8,
     temporal: { type: "persistent", valid_until: null },
     categories: ["personal", "preference"],
-    dedup: { action: "merged", existing_id: "mem_old9" },
+    dedup: { action: "merged", existing_id: 9 },
   },
   storeTimeBound: {
     status: "ok",
-    memory_id: "mem_tb2",
+    memory_id: 102,
+    workspace_id: 123,
     importance: 6,
     temporal: { type: "time_bound", valid_until: "2030-07-01T00:00:00Z" },
     categories: ["work", "deadline", "project"],
@@ -220,12 +223,12 @@ export const fixtures = {
   },
   recall: {
     memories: [
-      memory("mem_a", "The user prefers dark mode in every editor.", 0.91, { importance: 6 }),
-      memory("mem_b", "The launch review is on Friday.", 0.55, {
+      memory(1, "The user prefers dark mode in every editor.", 0.91, { importance: 6 }),
+      memory(2, "The launch review is on Friday.", 0.55, {
         importance: 8,
         meta: { temporal: { type: "time_bound", valid_until: "2030-01-10T17:00:00Z" }, categories: ["work", "meeting"] },
       }),
-      memory("mem_c", "The user was travelling in Lisbon last week.", 0.12, {
+      memory(3, "The user was travelling in Lisbon last week.", 0.12, {
         expired: true,
         meta: { temporal: { type: "time_bound", valid_until: "2024-01-01T00:00:00Z" }, categories: ["personal", "travel"] },
       }),
@@ -251,11 +254,12 @@ export const fixtures = {
   },
   status: (workspace_status: string) => ({
     healthy: true,
-    workspace_id: "ws_123",
+    workspace_id: 123,
     workspace_name: "Acme agents",
     workspace_status,
-    plan: "team",
+    plan_name: "team",
     billing_cycle: "monthly",
+    api_key_id: 4,
     api_key_prefix: "svc_ws_Test",
     memory_count: 120,
     server_time: "2030-01-01T12:00:00Z",
@@ -263,9 +267,9 @@ export const fixtures = {
   }),
 };
 
-function memory(memory_id: string, text: string, score: number, extra: Record<string, unknown> = {}) {
+function memory(id: number, text: string, score: number, extra: Record<string, unknown> = {}) {
   return {
-    memory_id,
+    id,
     text,
     score,
     similarity: score,

@@ -89,7 +89,7 @@ describe("declarations and answers", () => {
     service.on("POST /v1/memory/store", { body: fixtures.storeNew });
     const result = await client.callTool({ name: "brain.remember", arguments: { text: "The user prefers tabs.", meta: { source: "chat" } } });
     const text = textOf(result);
-    expect(text).toContain("new memory mem_new1");
+    expect(text).toContain("new memory 101");
     expect(text).toContain("Importance: 7/10");
     expect(text).toContain("Categories: work, preference");
     expect(text).toMatch(/Persistent/);
@@ -100,7 +100,7 @@ describe("declarations and answers", () => {
   it("remember of a known fact says it merged into the existing memory", async () => {
     service.on("POST /v1/memory/store", { body: fixtures.storeMerged });
     const text = textOf(await client.callTool({ name: "brain.remember", arguments: { text: "I like tea." } }));
-    expect(text).toMatch(/Merged into existing memory mem_old9/);
+    expect(text).toMatch(/Merged into existing memory 9/);
   });
 
   it("remember of a time-bound fact gives its end", async () => {
@@ -115,10 +115,10 @@ describe("declarations and answers", () => {
     const text = textOf(result);
     const lines = text.split("\n");
     expect(lines[0]).toMatch(/3 memories matched, best first/);
-    expect(lines[1]).toMatch(/^1\. \[mem_a\] score 0\.91 · importance 6\/10$/);
+    expect(lines[1]).toMatch(/^1\. \[1\] score 0\.91 · importance 6\/10$/);
     expect(lines[2]).toContain("The user prefers dark mode in every editor.");
-    expect(text).toMatch(/2\. \[mem_b\] .*time-bound until 2030-01-10T17:00:00Z/);
-    expect(text).toMatch(/3\. \[mem_c\] .*EXPIRED \(was valid until 2024-01-01T00:00:00Z\)/);
+    expect(text).toMatch(/2\. \[2\] .*time-bound until 2030-01-10T17:00:00Z/);
+    expect(text).toMatch(/3\. \[3\] .*EXPIRED \(was valid until 2024-01-01T00:00:00Z\)/);
     expect(result.structuredContent).toEqual(fixtures.recall);
     expect(service.seen[0]!.body).toEqual({ query: "preferences", top_k: 3, min_score: 0.1 });
   });
@@ -158,7 +158,7 @@ describe("declarations and answers", () => {
     service.on("GET /v1/status", { body: fixtures.status(state) });
     const result = await client.callTool({ name: "brain.status", arguments: {} });
     const text = textOf(result);
-    expect(text).toContain("Workspace: Acme agents (ws_123)");
+    expect(text).toContain("Workspace: Acme agents (123)");
     expect(text).toContain(`State: ${state}`);
     expect(text).toContain("Plan: team");
     expect(text).toContain("Key prefix: svc_ws_Test");

@@ -126,7 +126,7 @@ describe.skipIf(!canStartPostgres())("the database restarting under traffic", ()
           for (let step = 0; next < facts.length; step++) {
             const text = facts[next++]!;
             const res = await clients[(client + step) % 2]!.memory.store(text);
-            acked.push({ text, id: Number(res.memory_id) }); // Number(): until the client types ids as numbers (issue 10)
+            acked.push({ text, id: res.memory_id });
             if (acked.length === 15) restarting = cluster.restart({ downMs: 1_000 });
           }
         }),
