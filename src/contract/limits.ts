@@ -21,6 +21,9 @@ export const MIN_SCORE_MAX = 1;
 export const MIN_SCORE_DEFAULT = 0;
 /** The caller's meta object, serialized as JSON: at most 4 KiB. */
 export const META_MAX_BYTES = 4 * 1024;
+/** The caller's meta object: nested at most this deep (the object itself is depth 1) and this many keys in all. */
+export const META_MAX_DEPTH = 5;
+export const META_MAX_KEYS = 64;
 /** A request body: at most 64 KiB. */
 export const BODY_MAX_BYTES = 64 * 1024;
 /** Importance: integer 1..10. */

@@ -4,6 +4,8 @@ import { z } from "zod";
 import {
   IDEMPOTENCY_KEY_MAX_CHARS,
   META_MAX_BYTES,
+  META_MAX_DEPTH,
+  META_MAX_KEYS,
   MIN_SCORE_DEFAULT,
   MIN_SCORE_MAX,
   MIN_SCORE_MIN,
@@ -39,6 +41,41 @@ const retrieveShape = z.strictObject({
   top_k: z.number().int().min(TOP_K_MIN).max(TOP_K_MAX).optional(),
   min_score: z.number().min(MIN_SCORE_MIN).max(MIN_SCORE_MAX).optional(),
 });
+
+/** NUL and the other C0 controls but tab, newline and carriage return, and DEL: never part of a memory. */
+const CONTROL = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/;
+
+/**
+ * The one input policy, the same on every store: text is valid Unicode (no lone UTF-16 surrogate, which JSON's
+ * `\ud800` escapes can carry) without control characters but tab, newline and carriage return.
+ */
+function checkText(field: string, value: string): void {
+  if (!value.isWellFormed()) {
+    throw invalid(field, `\`${field}\` is not valid Unicode (it holds an unpaired surrogate); send UTF-8 text.`);
+  }
+  if (CONTROL.test(value)) {
+    throw invalid(field, `\`${field}\` holds a control character (NUL or another); only tab, newline and carriage return are allowed.`);
+  }
+}
+
+/** Every key and string value of meta obeys the text policy; depth and key count are bounded. */
+function checkMeta(meta: Record<string, unknown>): void {
+  let keys = 0;
+  const walk = (value: unknown, depth: number): void => {
+    if (typeof value === "string") return checkText("meta", value);
+    if (value === null || typeof value !== "object") return;
+    if (depth > META_MAX_DEPTH) {
+      throw invalid("meta", `\`meta\` is nested more than ${META_MAX_DEPTH} levels deep; flatten it.`);
+    }
+    if (Array.isArray(value)) return value.forEach((item) => walk(item, depth + 1));
+    for (const [key, child] of Object.entries(value)) {
+      if (++keys > META_MAX_KEYS) throw invalid("meta", `\`meta\` has more than ${META_MAX_KEYS} keys; keep it small.`);
+      checkText("meta", key);
+      walk(child, depth + 1);
+    }
+  };
+  walk(meta, 1);
+}
 
 function invalid(param: string | undefined, message: string): ServiceError {
   return serviceError("invalid_request", message, param === undefined ? {} : { param });
@@ -77,6 +114,7 @@ export function parseStoreRequest(raw: unknown): StoreInput {
   }
   const parsed = storeShape.safeParse(body);
   if (!parsed.success) throw firstIssue(parsed.error, body, ["text", "meta"]);
+  checkText("text", parsed.data.text);
   const text = parsed.data.text.trim();
   if (text.length < TEXT_MIN_CHARS) throw invalid("text", "`text` is empty; send the memory as a non-empty string.");
   if (text.length > TEXT_MAX_CHARS) {
@@ -85,6 +123,7 @@ export function parseStoreRequest(raw: unknown): StoreInput {
     });
   }
   const meta = parsed.data.meta ?? {};
+  checkMeta(meta);
   if (Buffer.byteLength(JSON.stringify(meta), "utf8") > META_MAX_BYTES) {
     throw invalid("meta", `\`meta\` is larger than ${META_MAX_BYTES / 1024} KiB when serialized; keep it small.`);
   }
@@ -95,6 +134,7 @@ export function parseRetrieveRequest(raw: unknown): RetrieveInput {
   const body = requireObject(raw);
   const parsed = retrieveShape.safeParse(body);
   if (!parsed.success) throw firstIssue(parsed.error, body, ["query", "top_k", "min_score"]);
+  checkText("query", parsed.data.query);
   const query = parsed.data.query.trim();
   if (query.length < QUERY_MIN_CHARS || query.length > QUERY_MAX_CHARS) {
     throw invalid("query", `${FIELD_RULES.query![0]!.toUpperCase()}${FIELD_RULES.query!.slice(1)}.`);
