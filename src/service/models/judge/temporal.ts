@@ -251,8 +251,19 @@ const HORIZONS: Horizon[] = [
 ];
 
 // Recurring or open-ended phrasing: a habit, a rule, a standing fact.
-const PERSISTENT_MARKERS =
-  /\b(?:from now on|going forward|moving forward|permanently|for good|from today on|starting today|as of today|every (?:day|week|month|quarter|year|morning|evening|night|sprint|weekday|other)|each (?:day|week|month|sprint|year)|daily|weekly|biweekly|monthly|quarterly|annually|yearly|fiscal year|financial year)\b/i;
+// A recurring schedule is a lasting fact whatever day it names: "every second Thursday", "each Monday", "every
+// 2 weeks", "on the first of each month", "twice a month", "fortnightly".
+const RECURRENCE_UNIT = `(?:day|week|month|quarter|year|morning|afternoon|evening|night|sprint|weekday|weekend|${WEEKDAY_RE.replace(/^\(/, "(?:")})s?`;
+const RECURRENCE_ORDINAL = "(?:other|second|third|fourth|fifth|first|last|alternate|\\d+(?:st|nd|rd|th)?|couple of|few)";
+const PERSISTENT_MARKERS = new RegExp(
+  "\\b(?:from now on|going forward|moving forward|permanently|for good|from today on|starting today|as of today|" +
+    `(?:every|each)(?:\\s+${RECURRENCE_ORDINAL})?\\s+${RECURRENCE_UNIT}|every other|` +
+    `(?:once|twice|\\w+ times) (?:a|per|every) (?:day|week|month|quarter|year)|of (?:every|each) month|` +
+    "daily|weekly|bi-?weekly|fortnightly|monthly|bi-?monthly|quarterly|annually|yearly|fiscal year|financial year)\\b",
+  "i",
+);
+/** Just before a time expression: it names a recurrence ("every second Thursday"), not an end. */
+const RECURRING_LEAD = new RegExp(`\\b(?:every|each)(?:\\s+${RECURRENCE_ORDINAL})?\\s*$`, "i");
 // A decision stands after the day it was taken ("today we decided to ship weekly").
 const DECISION = /\b(?:decided|agreed|chose|settled on|standardi[sz]ed on|signed off)\b/i;
 // A date here is an anniversary or a start, not an end.
@@ -282,7 +293,7 @@ function expressionEnds(text: string, now: Date): Date[] {
       consumed.push([start, stop]);
       const before = text.slice(Math.max(0, start - 80), start);
       // "last Friday", "every Monday", "since March 3rd": not ends.
-      if (/\b(?:last|every|each|since|previous|past)\s*$/i.test(before)) continue;
+      if (/\b(?:last|since|previous|past)\s*$/i.test(before) || RECURRING_LEAD.test(before)) continue;
       if (rule.span && SPAN_IS_NOT_AN_END.test(before)) continue;
       const end = rule.end(m, now);
       if (end && end.getTime() > now.getTime()) ends.push(end);

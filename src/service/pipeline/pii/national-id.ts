@@ -259,9 +259,36 @@ const LABELLED_DOCUMENT = new RegExp(
 const labelledDocument: Check = (text) =>
   some(text, LABELLED_DOCUMENT, (m) => m[1].replace(/\D/g, "").length >= 5);
 
+// A number its own label names is that number, whatever its check digits or ranges say: people mistype, formats
+// change, and a labelled "SIN 046 454 286" is a secret to the person even when no checksum confirms it. So each
+// labelled format also counts by its shape alone (digit count and grouping); unlabelled numbers still need the
+// format's validation above, which keeps everyday numbers out.
+const LABELLED_SHAPES: readonly [LabelName, RegExp][] = [
+  ["ssn", /(?<![\w-]|\d[ .-])\d{3}[- .]?\d{2}[- .]?\d{4}(?![\w-]|[ .,-]\d)/g],
+  ["itin", /(?<![\w-]|\d[ .-])9\d{2}[- .]?\d{2}[- .]?\d{4}(?![\w-]|[ .,-]\d)/g],
+  ["sin", /(?<![\w-]|\d[ .-])\d{3}[- ]?\d{3}[- ]?\d{3}(?![\w-]|[ .,-]\d)/g],
+  ["nino", /(?<![\p{L}\p{N}])[A-Z]{2} ?\d{2} ?\d{2} ?\d{2} ?[A-D](?![\p{L}\p{N}])/giu],
+  ["dni", /(?<![\p{L}\p{N}])(?:\d{8}|[XYZ]-?\d{7})[- ]?[A-Z](?![\p{L}\p{N}])/giu],
+  ["bsn", /(?<![\w.-]|\d[ .-])(?:\d{9}|\d{3}[ .-]\d{3}[ .-]\d{3}|\d{4}\.\d{2}\.\d{3})(?![\w-]|[ .,-]\d)/g],
+  ["cf", /(?<![\p{L}\p{N}])[A-Z]{6}[0-9A-Z]{2}[A-Z][0-9A-Z]{2}[A-Z][0-9A-Z]{3}[A-Z](?![\p{L}\p{N}])/giu],
+  ["steuer", /(?<![\w-]|\d[ .-])\d{2} ?\d{3} ?\d{3} ?\d{3}(?![\w-]|[ .,-]\d)/g],
+  ["aadhaar", /(?<![\w-]|\d[ .-])\d{4}[ -]?\d{4}[ -]?\d{4}(?![\w-]|[ .,-]\d)/g],
+  ["cpf", /(?<![\w.-]|\d[ .-])\d{3}\.?\d{3}\.?\d{3}-?\d{2}(?![\w-]|[ .,-]\d)/g],
+  ["pesel", /(?<![\w.-]|\d[ .-])\d{11}(?![\w-]|[ .,-]\d)/g],
+  ["chinese", /(?<![\w-]|\d[ .-])\d{17}[\dXx](?![\w-])/g],
+  ["tfn", /(?<![\w-]|\d[ .-])\d{3} ?\d{3} ?\d{2,3}(?![\w-]|[ .,-]\d)/g],
+  ["nhs", /(?<![\w-]|\d[ .-])\d{3}[ -]?\d{3}[ -]?\d{4}(?![\w-]|[ .,-]\d)/g],
+  ["personnummer", /(?<![\w-]|\d[ .-])(?:19|20)?\d{6}[-+]?\d{4}(?![\w-])/g],
+  ["norway", /(?<![\w-]|\d[ .-])\d{6} ?\d{5}(?![\w-])/g],
+  ["cpr", /(?<![\w-]|\d[ .-])\d{6}-?\d{4}(?![\w-])/g],
+];
+const labelledShape: Check = (text) =>
+  LABELLED_SHAPES.some(([name, shape]) => some(text, shape, (_m, at) => labelled(text, at, LABEL[name])));
+
 const CHECKS: readonly Check[] = [
   usSsn, ukNino, caSin, esDni, nlBsn, itCodiceFiscale, frNir, deSteuerId, inAadhaar, brCpf, plPesel,
   cnResidentId, sgNric, auTfn, krRrn, ukNhs, sePersonnummer, fiHetu, dkCpr, noFodselsnummer, beRrn, labelledDocument,
+  labelledShape,
 ];
 
 /** True when the text holds a national identity number that passes its format's validation. */

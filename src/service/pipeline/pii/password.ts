@@ -9,11 +9,13 @@ const PASSWORD_WORDS = [
   "mot de passe", "mots de passe", "passwort", "kennwort", "senha", "wachtwoord", "l[öo]senord", "salasana",
   "has[łl]o", "heslo", "пароль", "密码", "口令", "パスワード", "비밀번호",
   "wpa2? key", "wpa2?-psk", "wi-?fi key", "wlan key", "network key", "psk",
+  // Abbreviations that mean nothing but "password", so they read like it: "pw is x", "wifi pwd hunter2!".
+  "pwd", "pw", "pword", "psswd", "pswd", "passw", "mdp",
 ].join("|");
 /** "key" is a password label only in a Wi-Fi context ("Wi-Fi: GuestNet / key: …"). */
 const WIFI_CONTEXT = /\b(?:wi-?fi|wlan|ssid|wireless|hotspot|router|network)\b/i;
-/** Short or everyday words that count only with ':' or '=' ("pass: x", "pw=x", "mdp : x"). */
-const TERSE_WORDS = ["pwd", "pw", "pass", "mdp", "pword", "psswd", "pswd", "passw", "key"].join("|");
+/** Everyday words that count only with ':' or '=' ("pass: x", "key=x" on a Wi-Fi line). */
+const TERSE_WORDS = ["pass(?! ?codes?)", "key"].join("|");
 const CODE_WORDS = [
   "pin", "pin ?codes?", "pin-codes?", "pin numbers?", "passcodes?", "pass codes?", "security codes?",
   "door codes?", "gate codes?", "alarm codes?", "garage codes?", "lock codes?", "safe codes?", "keypad codes?",
