@@ -19,14 +19,14 @@ export type FirstWorkspace = NonNullable<Awaited<ReturnType<AdminService["create
 
 const SILENT_LOG: ServiceLog = { debug() {}, info() {}, warn() {}, error() {} };
 
-/** The package version: src/version.ts when the build has one, else package.json's 0.1.0. */
+/** The package version: src/version.ts when the build has one, else package.json's version. */
 async function packageVersion(): Promise<string> {
   try {
     const modulePath = "../version.js";
     const mod = (await import(modulePath)) as { VERSION?: string; version?: string };
-    return mod.VERSION ?? mod.version ?? "0.1.0";
+    return mod.VERSION ?? mod.version ?? "0.2.0";
   } catch {
-    return "0.1.0";
+    return "0.2.0";
   }
 }
 

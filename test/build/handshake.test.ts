@@ -8,6 +8,7 @@ import { createServer } from "../../dist/mcp/server.js";
 import type { ToolNameMode } from "../../dist/config/env.js";
 // @ts-expect-error: a plain JS build script
 import { recordHandshake, recordingServerOptions } from "./bundle.js";
+import { VERSION } from "../../dist/version.js";
 
 let answers: HandshakeAnswers;
 
@@ -16,7 +17,7 @@ beforeAll(async () => {
 });
 
 function serverOn(streams: RelayStreams, toolNames: ToolNameMode) {
-  const brain = createServer(recordingServerOptions(toolNames, "0.1.0"));
+  const brain = createServer(recordingServerOptions(toolNames, VERSION));
   return brain.server.connect(new StdioServerTransport(streams.stdin as never, streams.stdout as never)).then(() => brain);
 }
 

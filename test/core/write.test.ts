@@ -1,4 +1,5 @@
 // The write pipeline through openService over a real SQLite file: dedup, PII, idempotency, usage, isolation.
+import { VERSION } from "../../src/version.js";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import Database from "better-sqlite3";
@@ -246,7 +247,7 @@ describe("workspaces and keys", () => {
       workspace_name: "legacy",
       plan_name: "pro",
       healthy: true,
-      version: "0.1.0",
+      version: VERSION,
     });
     expect(Object.keys(status)).toEqual([
       "workspace_id", "workspace_name", "workspace_status", "plan_name", "billing_cycle", "api_key_id", "api_key_prefix",
