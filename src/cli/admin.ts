@@ -134,7 +134,8 @@ async function runCommand(
     case "reembed": {
       expectArgs(positionals, 1, "reembed [--workspace WORKSPACE_ID]");
       const workspaceId = flags.workspace === undefined ? undefined : parseId(flags.workspace, "--workspace");
-      const count = await service.reembed(workspaceId === undefined ? {} : { workspaceId });
+      const onProgress = (done: number) => process.stderr.write(`re-embedded ${done} memor${done === 1 ? "y" : "ies"} so far\n`);
+      const count = await service.reembed({ ...(workspaceId === undefined ? {} : { workspaceId }), onProgress });
       return {
         json: { ...(workspaceId === undefined ? {} : { workspace_id: workspaceId }), reembedded: count },
         human: [`Re-embedded ${count} memor${count === 1 ? "y" : "ies"}.`],

@@ -209,7 +209,9 @@ export async function runServe(argv: string[], env: NodeJS.ProcessEnv = process.
     say(`listening on ${server.url}`);
     // the first reads after a restart would otherwise wait while their workspace's index loads
     const warm = warmWorkspaces(env.BRAIN_WARM_WORKSPACES);
-    if (service && warm > 0) void service.warmUp(warm).catch((err) => log.warn("loading vector indexes failed", { error: (err as Error).message }));
+    // BRAIN_REEMBED_AT_START=0 leaves memories of an earlier model to `admin reembed` (health counts them meanwhile)
+    const reembed = (env.BRAIN_REEMBED_AT_START ?? "").trim() !== "0";
+    if (service) void service.warmUp(warm, { reembed }).catch((err) => log.warn("warming up (model, re-embedding, indexes) failed", { error: (err as Error).message }));
 
     let stopping = false;
     const stop = (signal: string) => {

@@ -128,13 +128,21 @@ export function createService(deps: CoreDeps): MemoryService & AdminService {
       return store.takeRateToken(keyId, rps, burst, nowMs());
     },
 
-    async warmUp(workspaces) {
+    async warmUp(workspaces, opts = {}) {
       // the model's first run in a process is several times slower than the next (kernels compile on first use)
       await embedder.embed(["warm up"], "query");
-      if ((await store.memoriesNotEmbeddedBy(embedder.id, 1)).length > 0) {
+      // After a model upgrade, old vectors are re-embedded before the indexes load, so none drops out of recall for long.
+      const stale = (await store.memoriesNotEmbeddedBy(embedder.id, 1)).length > 0;
+      if (stale && opts.reembed === false) {
         log.warn("some memories were embedded by another model and cannot be recalled until re-embedded: run `brain-mcp admin reembed`", {
           embedder: embedder.id,
         });
+      } else if (stale) {
+        log.warn("re-embedding, in the background, the memories embedded by another model (they are not recalled until then)", {
+          embedder: embedder.id,
+        });
+        const count = await service.reembed();
+        log.warn("re-embedding done", { reembedded: count, embedder: embedder.id });
       }
       for (const workspaceId of await store.recentWorkspaces(workspaces)) {
         const started = Date.now();
@@ -206,11 +214,15 @@ export function createService(deps: CoreDeps): MemoryService & AdminService {
         for (const [workspaceId, positions] of byWorkspace) {
           await store.writeInWorkspace(workspaceId, async (tx) => {
             for (const i of positions) {
+              // A store may have merged into this memory meanwhile (new text, new vector): that one stays.
+              const current = await tx.getMemory(batch[i]!.id);
+              if (current?.embedder_id === embedder.id || current?.text !== batch[i]!.text) continue;
               await tx.updateMemory(batch[i]!.id, { vector: vectors[i]!, embedder_id: embedder.id }, nowMs());
             }
           });
         }
         done += batch.length;
+        opts.onProgress?.(done);
         log.info("re-embedded memories", { count: done, embedder: embedder.id });
       }
       return done;

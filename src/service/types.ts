@@ -75,7 +75,7 @@ export interface MemoryService {
    * after another, so the first reads after a start do not wait for them (seconds at 100,000 memories). Requests are
    * served meanwhile.
    */
-  warmUp(workspaces: number): Promise<void>;
+  warmUp(workspaces: number, opts?: { reembed?: boolean }): Promise<void>;
   /** True when the store can be read and written and the models are loaded. */
   healthy(): Promise<boolean>;
   close(): Promise<void>;
@@ -98,8 +98,11 @@ export interface AdminService {
   /** Registers an existing key (e.g. of an older prefix) for a workspace. */
   importKey(workspaceId: number, apiKey: string): Promise<{ keyId: number; prefix: string }>;
   revokeKey(keyId: number): Promise<boolean>;
-  /** Re-embeds every memory whose vector came from another model; returns how many were re-embedded. */
-  reembed(opts?: { workspaceId?: number }): Promise<number>;
+  /**
+   * Re-embeds every memory whose vector came from another model; returns how many were re-embedded. `onProgress` is
+   * told the running count after each batch. `serve` runs it in the background at start; `admin reembed` on demand.
+   */
+  reembed(opts?: { workspaceId?: number; onProgress?: (done: number) => void }): Promise<number>;
 }
 
 export interface ServiceOptions {

@@ -1,8 +1,9 @@
-// Build-time trainer for the judge's small classifiers over the sentence encoder (USE-lite): a ridge regression
+// Build-time trainer for the judge's small classifiers over the sentence encoder (all-MiniLM-L6-v2): a ridge regression
 // for importance and one-vs-rest ridge scores for each domain and topic, trained on
 // src/service/models/judge/data/training.json (never on test/eval/sets). Writes data/classifier-weights.ts.
 // Run: npx esbuild test/judge/train-classifiers.ts --bundle --platform=node --format=esm --packages=external \
-//        --outfile=test/judge/.train.mjs && node test/judge/.train.mjs && rm test/judge/.train.mjs
+//        --outfile=test/judge/.train.mjs && BRAIN_MODEL_DIR=src/service/models/embed/data/minilm node test/judge/.train.mjs \
+//        && rm test/judge/.train.mjs
 import { readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { DOMAINS, TOPICS } from "../../src/contract/taxonomy.js";

@@ -5,7 +5,6 @@ import {
   createSemanticEmbedder,
   offlineEmbedderKind,
 } from "../../src/service/models/embed/index.js";
-import { loadStaticTable } from "../../src/service/models/embed/static-table.js";
 import type { Embedder } from "../../src/service/models/types.js";
 
 const dot = (a: Float32Array, b: Float32Array) => a.reduce((sum, x, i) => sum + x * b[i]!, 0);
@@ -20,7 +19,7 @@ beforeAll(async () => {
 });
 
 describe("the offline embedders", () => {
-  it("the sentence model loads from node_modules and embeds without a network", async () => {
+  it("the sentence model loads from the package and embeds without a network", async () => {
     const vectors = await semantic.embed(["The deploy pipeline runs on GitHub Actions.", ""], "document");
     expect(vectors).toHaveLength(2);
     expect(vectors[0]).toHaveLength(semantic.dimensions);
@@ -87,17 +86,9 @@ describe("the offline embedders", () => {
     }
   });
 
-  it("the distilled static query path points where the full model points", async () => {
-    const table = await loadStaticTable();
-    expect(table, "the distilled table ships in src/service/models/embed/data").not.toBeNull();
-    const texts = ["Who does Dana report to?", "Where do we keep the Terraform state?", "How does she take her coffee?"];
-    const full = await semantic.embed(texts, "query");
-    const fast = await createSemanticEmbedder({ queryPath: "static" }).embed(texts, "query");
-    // Measured on 2,000 held-out corpus texts: mean cosine 0.80 to the model (test/models/distill.js); questions lower.
-    for (let i = 0; i < texts.length; i++) {
-      expect(dot(full[i]!, fast[i]!)).toBeGreaterThan(0.4);
-      for (let j = 0; j < texts.length; j++) if (j !== i) expect(dot(full[i]!, fast[i]!)).toBeGreaterThan(dot(full[j]!, fast[i]!));
-    }
+  it("a model folder without its model file fails at load, naming the file", async () => {
+    const broken = createSemanticEmbedder({ modelDir: "/nonexistent/brain-model" });
+    await expect(broken.load()).rejects.toThrow("/nonexistent/brain-model/model.onnx is missing");
   });
 
   it("ids name the model, so vectors of different embedders are never compared", () => {

@@ -1,6 +1,5 @@
 import { describe, expect, it } from "vitest";
 import { distinctFacts, keyTerms, lexicalFeatures, wordsOf } from "../../src/service/models/embed/lexical.js";
-import { SentencePiece } from "../../src/service/models/embed/sentencepiece.js";
 
 const dot = (a: Float32Array, b: Float32Array) => a.reduce((sum, x, i) => sum + x * b[i]!, 0);
 
@@ -50,20 +49,5 @@ describe("telling different facts apart for dedup", () => {
     expect([...keyTerms("the first of February, thirty days, 10,000 euros")].map(([t]) => t)).toEqual(
       expect.arrayContaining(["1", "february", "30", "10000"]),
     );
-  });
-});
-
-describe("the SentencePiece tokenizer", () => {
-  const tokenizer = new SentencePiece([
-    ["<unk>", 0], ["<s>", 0], ["</s>", 0], ["x1", 0], ["x2", 0], ["x3", 0],
-    ["\u2581the", -2], ["\u2581", -3], ["t", -4], ["h", -4], ["e", -4], ["\u2581cat", -3], ["\u2581ca", -5], ["s", -3],
-  ]);
-
-  it("takes the most probable segmentation", () => {
-    expect(tokenizer.encode("the cats")).toEqual([6, 11, 13]);
-  });
-
-  it("collapses a run of unknown characters into one unknown piece", () => {
-    expect(tokenizer.encode("the ??? cat")).toEqual([6, 7, 0, 11]);
   });
 });

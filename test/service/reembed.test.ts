@@ -1,5 +1,6 @@
 // After the embedder changes, memories embedded by the old one cannot be recalled until re-embedded: serve says so
-// when it starts, health recommends `admin reembed`, and after it recall finds them again.
+// when it starts, health recommends `admin reembed`, and after it recall finds them again (with the re-embedding
+// serve does by itself at start turned off: test/service/model-upgrade.test.ts covers that one).
 import { afterAll, expect, it, vi } from "vitest";
 import { call, startService, type ServiceHandle } from "../support/service.js";
 
@@ -18,7 +19,7 @@ it("memories of another embedder are reported by serve and health until admin re
   }
   await before.stop();
 
-  const env = { BRAIN_EMBEDDER: "semantic" };
+  const env = { BRAIN_EMBEDDER: "semantic", BRAIN_REEMBED_AT_START: "0" };
   const after = await startService({ env, dbPath: before.dbPath, noWorkspace: true });
   running.push(after);
   const health = () => call(after.baseURL, "GET", "/v1/optimize/health", { key: before.apiKey });

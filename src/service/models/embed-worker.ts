@@ -1,4 +1,4 @@
-// Worker entry: owns the offline embedder (the TF.js sentence model) so its 20-50 ms of CPU per text never blocks
+// Worker entry: owns the offline embedder (the ONNX sentence model) so its milliseconds of CPU per text never block
 // the service's event loop. Messages: {kind:"load"} and {kind:"embed", texts, purpose}, each with a call id.
 import { parentPort, workerData } from "node:worker_threads";
 import { createOfflineEmbedder, type OfflineEmbedderKind, type OfflineEmbedderOptions } from "./embed/index.js";

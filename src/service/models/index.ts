@@ -1,6 +1,6 @@
 // Loads the service's two models once per process. Only the service imports this (never src/mcp or src/client).
 import type { Embedder, Judge } from "./types.js";
-import { createOfflineEmbedder, offlineEmbedderKind, queryPathOf } from "./embed/index.js";
+import { createOfflineEmbedder, modelDirectory, offlineEmbedderKind, type OfflineEmbedderOptions } from "./embed/index.js";
 import { createOfflineJudge } from "./judge/index.js";
 import { createProviderJudge } from "./judge/provider.js";
 import { createProviderEmbedder } from "./provider/embeddings.js";
@@ -39,7 +39,7 @@ export async function loadModels(env: NodeJS.ProcessEnv = process.env, options: 
       warn(`embeddings provider unavailable at start (${(error as Error).message}); using the offline model ${offline.id}`);
     }
   }
-  // The judge's classifiers read the USE-lite part of the document vector when the embedder carries one.
+  // The judge's classifiers read the sentence model's part of the document vector when the embedder carries one.
   const offlineJudge = createOfflineJudge({ embedderId: embedder.id });
   const judge = createProviderJudge(env, offlineJudge, { warn }) ?? offlineJudge;
   await Promise.all([embedder === offline ? offline.load() : Promise.resolve(), judge.load()]);
@@ -53,7 +53,7 @@ export async function loadModels(env: NodeJS.ProcessEnv = process.env, options: 
  */
 function offlineEmbedder(env: NodeJS.ProcessEnv): Embedder & { close?: () => Promise<void> } {
   const kind = offlineEmbedderKind(env);
-  const options = { queryPath: queryPathOf(env) };
+  const options: OfflineEmbedderOptions = { modelDir: modelDirectory(env) };
   const workerOff = (env.BRAIN_EMBED_WORKER ?? "").trim() === "0";
   const workerUrl = workerOff || kind === "lexical" ? null : defaultWorkerUrl();
   if (!workerUrl) return createOfflineEmbedder(kind, options);

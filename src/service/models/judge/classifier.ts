@@ -3,9 +3,9 @@
 // data/training.json; they apply only to vectors from the space they were trained in.
 import { DOMAINS, TOPICS, type Domain, type Topic } from "../../../contract/taxonomy.js";
 
-/** The embedding space the weights were trained in: USE-lite, alone or as the first half of the hybrid vector. */
-export const CLASSIFIER_SPACE = "use-lite/1";
-const SPACE_DIMENSIONS = 512;
+/** The embedding space the weights were trained in: all-MiniLM-L6-v2, alone or as the first block of the hybrid vector. */
+export const CLASSIFIER_SPACE = "minilm-l6/1";
+const SPACE_DIMENSIONS = 384;
 
 export interface ClassifierWeights {
   space: string;
@@ -27,7 +27,7 @@ export interface VectorScores {
   topics: Map<Topic, number>;
 }
 
-/** The USE-lite part of `vector`, unit length, or null when the vector comes from another model. */
+/** The sentence model's part of `vector`, unit length, or null when the vector comes from another model. */
 export function sentencePart(vector: Float32Array | null, embedderId: string | undefined): Float32Array | null {
   if (!vector || !embedderId?.startsWith(CLASSIFIER_SPACE) || vector.length < SPACE_DIMENSIONS) return null;
   const part = vector.subarray(0, SPACE_DIMENSIONS);
