@@ -1,10 +1,10 @@
-// Embedding latency: load time, and per-text p50/p99 on the document path (full model) and the query path
-// (full model by default; the distilled static table beside it), one text per call as the service embeds them, plus a batch. Real, varied text:
+// Embedding latency: load time, and per-text p50/p99 for short texts (queries) and longer ones (documents), one text
+// per call as the service embeds them, plus a batch of 32. Real, varied text:
 // Debian's fortunes when unpacked (BENCH_FORTUNES=dir), else the evaluation set's memories and questions.
 // Usage: npm run build && node test/bench/embed.js   (BRAIN_EMBEDDER=hybrid|semantic|lexical, default hybrid)
 import { readFileSync, readdirSync, existsSync } from "node:fs";
 import path from "node:path";
-import { createOfflineEmbedder, offlineEmbedderKind, queryPathOf } from "../../dist/service/models/embed/index.js";
+import { createOfflineEmbedder, offlineEmbedderKind } from "../../dist/service/models/embed/index.js";
 
 function texts() {
   const dir = process.env.BENCH_FORTUNES ?? "/tmp/fortunes/usr/share/games/fortunes";
@@ -36,21 +36,18 @@ async function timeEach(embedder, items, purpose) {
 
 const kind = offlineEmbedderKind(process.env);
 const { source, documents, queries } = texts();
-const embedder = createOfflineEmbedder(kind, { queryPath: queryPathOf(process.env) });
+const embedder = createOfflineEmbedder(kind);
 const loadStarted = performance.now();
 await embedder.load();
 console.log(`embedder ${embedder.id} (${embedder.dimensions} dimensions), texts from ${source}`);
 console.log(`load: ${(performance.now() - loadStarted).toFixed(0)} ms`);
 await embedder.embed(documents.slice(0, 3), "document"); // warm-up
-console.log(`document path, one text per call: ${await timeEach(embedder, documents, "document")}`);
-console.log(`query path (${queryPathOf(process.env)}), one text per call: ${await timeEach(embedder, queries, "query")}`);
-if (kind !== "lexical") {
-  const fast = createOfflineEmbedder(kind, { queryPath: "static" });
-  await fast.load();
-  console.log(`query path (static table), one text per call: ${await timeEach(fast, queries, "query")}`);
+console.log(`documents (20-600 characters), one text per call: ${await timeEach(embedder, documents, "document")}`);
+console.log(`queries (up to 120 characters), one text per call: ${await timeEach(embedder, queries, "query")}`);
+for (const [name, items] of [["documents", documents], ["queries", queries]]) {
+  const batch = items.slice(0, 32);
+  const started = performance.now();
+  await embedder.embed(batch, "document");
+  console.log(`${name}, one batch of ${batch.length}: ${((performance.now() - started) / batch.length).toFixed(2)} ms per text`);
 }
-const batch = documents.slice(0, 100);
-const started = performance.now();
-await embedder.embed(batch, "document");
-console.log(`document path, batch of ${batch.length}: ${((performance.now() - started) / batch.length).toFixed(2)} ms per text`);
 console.log(`resident set: ${(process.memoryUsage().rss / 1e6).toFixed(0)} MB`);
