@@ -48,3 +48,12 @@ export const CLIENT_TIMEOUT_MS_DEFAULT = 30_000;
 export const CLIENT_MAX_RETRIES_DEFAULT = 2;
 export const CLIENT_MAX_REDIRECTS = 3;
 export const CALL_DEADLINE_MS_DEFAULT = 45_000;
+
+/** A 503's `Retry-After` in seconds: the store was unreachable or busy, or its disk full (`storage_full`). */
+export const UNAVAILABLE_RETRY_AFTER_SECONDS = 1;
+/** A client must send a request's headers within this long, or get 408 and be disconnected (slowloris). */
+export const HEADERS_TIMEOUT_MS = 10_000;
+/** A client must send its whole request (64 KiB at most) within this long, or get 408 and be disconnected. */
+export const REQUEST_TIMEOUT_MS = 20_000;
+/** On SIGTERM/SIGINT, in-flight requests get this long to finish before their connections are cut. */
+export const SHUTDOWN_GRACE_MS = 10_000;

@@ -145,7 +145,8 @@ export type ErrorCode =
   | "unsupported_media_type"
   | "rate_limited"
   | "internal_error"
-  | "store_unavailable";
+  | "store_unavailable"
+  | "storage_full";
 
 /** Which HTTP status answers each error code. */
 export const ERROR_STATUS: Record<ErrorCode, number> = {
@@ -164,6 +165,7 @@ export const ERROR_STATUS: Record<ErrorCode, number> = {
   rate_limited: 429,
   internal_error: 500,
   store_unavailable: 503,
+  storage_full: 503,
 };
 
 export const ERROR_TYPE: Record<ErrorCode, ErrorType> = {
@@ -182,6 +184,7 @@ export const ERROR_TYPE: Record<ErrorCode, ErrorType> = {
   rate_limited: "rate_limit_error",
   internal_error: "api_error",
   store_unavailable: "service_unavailable_error",
+  storage_full: "service_unavailable_error",
 };
 
 /** The four public routes. Nothing else is public. */

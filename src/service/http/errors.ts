@@ -1,5 +1,6 @@
 // Maps failures to the documented error body: {"error": {type, code, message, request_id, ...}}.
 import type { Context } from "hono";
+import { UNAVAILABLE_RETRY_AFTER_SECONDS } from "../../contract/limits.js";
 import { ERROR_STATUS, ERROR_TYPE, type ErrorBody, type ErrorCode } from "../../contract/wire.js";
 import { ServiceError, type ServiceLog } from "../types.js";
 import type { EdgeEnv } from "./context.js";
@@ -24,6 +25,7 @@ export function errorResponse(c: Context<EdgeEnv>, error: ServiceError, headers:
   if (code === "rate_limited" && error.details.retry_after !== undefined) {
     extra["Retry-After"] = String(error.details.retry_after);
   }
+  if (ERROR_STATUS[code] === 503) extra["Retry-After"] ??= String(UNAVAILABLE_RETRY_AFTER_SECONDS);
   return c.json(body, ERROR_STATUS[code] as 400, extra);
 }
 
@@ -42,7 +44,6 @@ const STORE_UNAVAILABLE_CODES = new Set([
   "SQLITE_BUSY",
   "SQLITE_LOCKED",
   "SQLITE_CANTOPEN",
-  "SQLITE_FULL",
   "SQLITE_READONLY",
 ]);
 
@@ -60,9 +61,26 @@ export function isStoreUnavailable(err: unknown): boolean {
   return cause !== undefined && cause !== err && isStoreUnavailable(cause);
 }
 
+/** True when the store's disk (or its quota) is full: nothing can be written until space is freed. */
+export function isStorageFull(err: unknown): boolean {
+  if (!(err instanceof Error)) return false;
+  const code = (err as { code?: unknown }).code;
+  // SQLite's own code, the OS's, and PostgreSQL's disk_full
+  if (code === "SQLITE_FULL" || code === "ENOSPC" || code === "EDQUOT" || code === "53100") return true;
+  const cause = (err as { cause?: unknown }).cause;
+  return cause !== undefined && cause !== err && isStorageFull(cause);
+}
+
 /** Turns anything thrown by a middleware or route into a documented answer; never leaks a defect's details. */
 export function toServiceError(err: unknown, log: ServiceLog, requestId: string): ServiceError {
   if (err instanceof ServiceError) return err;
+  if (isStorageFull(err)) {
+    log.error("store's disk is full", { request_id: requestId, ...describe(err) });
+    return new ServiceError(
+      "storage_full",
+      "The memory store's disk is full, so nothing can be written; memories already stored are kept. Free disk space on the service's machine and try again.",
+    );
+  }
   if (isStoreUnavailable(err)) {
     log.error("store unavailable", { request_id: requestId, ...describe(err) });
     return new ServiceError("store_unavailable", "The memory store is unavailable; try again shortly.");
