@@ -142,6 +142,7 @@ export type ErrorCode =
   | "pii_detected"
   | "idempotency_key_reused"
   | "payload_too_large"
+  | "request_timeout"
   | "unsupported_media_type"
   | "rate_limited"
   | "internal_error"
@@ -161,6 +162,7 @@ export const ERROR_STATUS: Record<ErrorCode, number> = {
   pii_detected: 422,
   idempotency_key_reused: 422,
   payload_too_large: 413,
+  request_timeout: 408,
   unsupported_media_type: 415,
   rate_limited: 429,
   internal_error: 500,
@@ -180,6 +182,7 @@ export const ERROR_TYPE: Record<ErrorCode, ErrorType> = {
   pii_detected: "invalid_request_error",
   idempotency_key_reused: "invalid_request_error",
   payload_too_large: "invalid_request_error",
+  request_timeout: "invalid_request_error",
   unsupported_media_type: "invalid_request_error",
   rate_limited: "rate_limit_error",
   internal_error: "api_error",

@@ -4,6 +4,7 @@ import { createServer as createHttpServer, type Server } from "node:http";
 import { createServer as createHttpsServer } from "node:https";
 import type { AddressInfo } from "node:net";
 import { getRequestListener } from "@hono/node-server";
+import { HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS, SHUTDOWN_GRACE_MS } from "../contract/limits.js";
 import { createApp, createRedirectApp } from "./http/app.js";
 import type { InFlight } from "./http/request-log.js";
 import type { MemoryService, ServiceLog } from "./types.js";
@@ -18,7 +19,7 @@ export interface ServerOptions {
   log: ServiceLog;
   /** Answer every request with 301 to this URL + path (+ query) instead of serving the API. */
   redirectTo?: string;
-  /** How long shutdown waits for in-flight requests before cutting connections. */
+  /** How long shutdown waits for in-flight requests before cutting connections (default SHUTDOWN_GRACE_MS). */
   shutdownTimeoutMs?: number;
 }
 
@@ -41,9 +42,11 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     inFlight = edge.inFlight;
   }
   const listener = getRequestListener(fetch as never);
+  // A client that sends its headers or body slowly (or never finishes) is cut off, so it cannot hold a socket forever.
+  const limits = { headersTimeout: HEADERS_TIMEOUT_MS, requestTimeout: REQUEST_TIMEOUT_MS, connectionsCheckingInterval: 1_000 };
   const server: Server = options.tls
-    ? createHttpsServer({ cert: options.tls.cert, key: options.tls.key }, listener)
-    : createHttpServer(listener);
+    ? createHttpsServer({ cert: options.tls.cert, key: options.tls.key, ...limits }, listener)
+    : createHttpServer(limits, listener);
   // Agents keep connections alive between calls; a little longer than common client pools avoids reset races.
   server.keepAliveTimeout = 65_000;
 
@@ -61,7 +64,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   let closing: Promise<void> | undefined;
   const close = () => {
     closing ??= (async () => {
-      const timeoutMs = options.shutdownTimeoutMs ?? 10_000;
+      const timeoutMs = options.shutdownTimeoutMs ?? SHUTDOWN_GRACE_MS;
       const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
       // Idle keep-alive connections would hold close() open; busy ones close after their answer.
       const sweep = setInterval(() => server.closeIdleConnections(), 50);

@@ -2,10 +2,12 @@
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { request } from "node:http";
+import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Agent } from "undici";
 import { afterAll, describe, expect, it, vi } from "vitest";
+import { HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS, SHUTDOWN_GRACE_MS } from "../../src/contract/limits.js";
 import { REQUEST_ID_PATTERN } from "../../src/contract/wire.js";
 import {
   baseEnv,
@@ -35,6 +37,54 @@ async function track(handle: Promise<ServiceHandle>): Promise<ServiceHandle> {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const env = baseEnv;
+
+/** A store whose headers and first bytes are sent now and the rest on `finish()`: in flight until then. */
+function storeInFlight(svc: ServiceHandle, text: string): { finish(): void; answered: Promise<{ status: number; json: any }> } {
+  const body = JSON.stringify({ text });
+  const req = request(new URL("/v1/memory/store", svc.baseURL), {
+    method: "POST",
+    headers: { authorization: `Bearer ${svc.apiKey}`, "content-type": "application/json", "content-length": String(Buffer.byteLength(body)) },
+  });
+  const answered = new Promise<{ status: number; json: any }>((resolve, reject) => {
+    req.on("response", (res) => {
+      let text = "";
+      res.on("data", (d) => (text += d));
+      res.on("end", () => resolve({ status: res.statusCode!, json: text ? JSON.parse(text) : null }));
+    });
+    req.on("error", reject);
+  });
+  answered.catch(() => undefined); // a connection the server cuts is asserted on where it matters
+  req.write(body.slice(0, 10));
+  return { finish: () => req.end(body.slice(10)), answered };
+}
+
+/** A raw socket that `send`s what it likes; resolves when the server closes it, with what came back and when. */
+function rawClient(svc: ServiceHandle, send: (socket: import("node:net").Socket) => void): Promise<{ afterMs: number; received: string }> {
+  const { hostname, port } = new URL(svc.baseURL);
+  const started = Date.now();
+  return new Promise((resolve) => {
+    const socket = connect(Number(port), hostname, () => send(socket));
+    let received = "";
+    socket.on("data", (d) => (received += d));
+    socket.on("error", () => undefined);
+    socket.on("close", () => resolve({ afterMs: Date.now() - started, received }));
+  });
+}
+
+/** Calls status back to back until `done` resolves; every answer's status and the slowest answer's time. */
+async function statusLoad(svc: ServiceHandle, done: Promise<unknown>): Promise<{ statuses: number[]; slowestMs: number }> {
+  let over = false;
+  void done.then(() => (over = true));
+  const statuses: number[] = [];
+  let slowestMs = 0;
+  while (!over) {
+    const started = Date.now();
+    statuses.push((await call(svc.baseURL, "GET", "/v1/status", { key: svc.apiKey })).status);
+    slowestMs = Math.max(slowestMs, Date.now() - started);
+    await sleep(100);
+  }
+  return { statuses, slowestMs };
+}
 
 describe("first start and restart", () => {
   it.skipIf(TEST_DATABASE_URL)(
@@ -206,6 +256,46 @@ describe("shutdown", () => {
     await again.stop();
   });
 
+  it("SIGTERM under load: every in-flight store answers 200, new connections are refused, and the process exits 0 within the grace period despite a body that never ends", async () => {
+    const svc = await track(startService({ env: { BRAIN_EMBEDDER: "lexical" } }));
+    const facts = ["Ines waters the ferns on Mondays.", "The boiler was serviced in March.", "Otto keeps the spare router in the attic.",
+      "The quarterly audit moved to the Oslo office.", "Priya's team owns the billing dashboards.", "The van's tyres were replaced last week."];
+    const inFlight = facts.map((text) => storeInFlight(svc, text));
+    const neverEnds = storeInFlight(svc, "This body is never finished by its client.");
+    // three more clients calling status back to back, until the service stops taking connections
+    const loaders = [0, 1, 2].map(async () => {
+      const statuses: number[] = [];
+      for (;;) {
+        try {
+          statuses.push((await call(svc.baseURL, "GET", "/v1/status", { key: svc.apiKey })).status);
+        } catch {
+          return statuses; // refused (or cut while closing): never an answer other than 200
+        }
+      }
+    });
+    await sleep(500);
+    const signalled = Date.now();
+    svc.child.kill("SIGTERM");
+    await sleep(300);
+    await expect(fetch(`${svc.baseURL}/v1/status`)).rejects.toThrow();
+    for (const store of inFlight) store.finish();
+    const answers = await Promise.all(inFlight.map((store) => store.answered));
+    expect(answers.map((a) => a.status)).toEqual(facts.map(() => 200));
+    for (const statuses of await Promise.all(loaders)) {
+      expect(statuses.length).toBeGreaterThan(0);
+      expect(new Set(statuses)).toEqual(new Set([200]));
+    }
+
+    expect(await svc.stop()).toEqual({ code: 0, signal: null });
+    const tookMs = Date.now() - signalled;
+    expect(tookMs).toBeLessThan(SHUTDOWN_GRACE_MS + 3_000);
+    await expect(neverEnds.answered).rejects.toThrow(); // its connection was cut at the end of the grace period
+    expect(svc.stderr()).toContain("shutdown timed out waiting for requests");
+    const kept = await memoryIds(svc, svc.workspaceId);
+    for (const a of answers) expect(kept).toContain(a.json.memory_id);
+    expect(kept.size).toBe(facts.length);
+  });
+
   it("kill -9 during a stream of writes loses no acknowledged write", async () => {
     const svc = await track(startService());
     const subjects = ["Ana", "Bruno", "Chen", "Dara", "Eli", "Farah", "Goran", "Hana", "Ivo", "Jun", "Kemal", "Lena"];
@@ -244,6 +334,46 @@ describe("shutdown", () => {
     const status = await call(again.baseURL, "GET", "/v1/status", { key: svc.apiKey });
     expect(status.json.memory_count).toBeGreaterThanOrEqual(acknowledged.size);
     await again.stop();
+  });
+});
+
+describe("slow clients", () => {
+  it("headers trickled forever, a connection that sends nothing and a body that never ends get 408 at their timeouts, while status keeps answering promptly", async () => {
+    const svc = await track(startService({ env: { BRAIN_EMBEDDER: "lexical" } }));
+    const slowloris = rawClient(svc, (socket) => {
+      socket.write("POST /v1/memory/store HTTP/1.1\r\nHost: brain\r\n");
+      const drip = setInterval(() => socket.writable && socket.write("X-Drip: 1\r\n"), 500);
+      socket.on("close", () => clearInterval(drip));
+    });
+    const silent = rawClient(svc, () => undefined);
+    const unfinishedBody = rawClient(svc, (socket) => {
+      socket.write(
+        "POST /v1/memory/store HTTP/1.1\r\nHost: brain\r\n" +
+          `Authorization: Bearer ${svc.apiKey}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"text": "Half a`,
+      );
+    });
+    const all = Promise.all([slowloris, silent, unfinishedBody]);
+    const load = await statusLoad(svc, all);
+    const [trickled, nothing, body] = await all;
+
+    for (const cut of [trickled, nothing]) {
+      expect(cut.received).toMatch(/^HTTP\/1\.1 408 /);
+      expect(cut.afterMs).toBeGreaterThanOrEqual(HEADERS_TIMEOUT_MS - 1_000);
+      expect(cut.afterMs).toBeLessThan(HEADERS_TIMEOUT_MS + 3_000);
+    }
+    expect(body.received).toMatch(/^HTTP\/1\.1 408 /);
+    expect(body.afterMs).toBeGreaterThanOrEqual(REQUEST_TIMEOUT_MS - 1_000);
+    expect(body.afterMs).toBeLessThan(REQUEST_TIMEOUT_MS + 3_000);
+
+    expect(load.statuses.length).toBeGreaterThan(20);
+    expect(new Set(load.statuses)).toEqual(new Set([200]));
+    expect(load.slowestMs).toBeLessThan(2_000);
+    // the cut-off store is logged as the client's failure, not the store's, and wrote nothing
+    expect(svc.stderr()).toMatch(/"route":"store","status":408,.*"error_code":"request_timeout"/);
+    expect(svc.stderr()).not.toContain("store_unavailable");
+    const status = await call(svc.baseURL, "GET", "/v1/status", { key: svc.apiKey });
+    expect(status.json.memory_count).toBe(0);
+    await svc.stop();
   });
 });
 

@@ -20,7 +20,14 @@ async function readLimited(body: ReadableStream<Uint8Array> | null, maxBytes: nu
   const chunks: Uint8Array[] = [];
   let size = 0;
   for (;;) {
-    const { done, value } = await reader.read();
+    let read: Awaited<ReturnType<typeof reader.read>>;
+    try {
+      read = await reader.read();
+    } catch {
+      // The socket closed mid-body: the client went away, or was cut off at REQUEST_TIMEOUT_MS (a slow sender).
+      throw serviceError("request_timeout", "The request body stopped before it was complete; send the request again.");
+    }
+    const { done, value } = read;
     if (done) break;
     size += value.byteLength;
     if (size > maxBytes) {
