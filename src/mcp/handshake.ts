@@ -5,6 +5,7 @@
 
 import { EventEmitter } from "node:events";
 import type { ToolNameMode } from "../config/env.js";
+import { isPlainObject, isRequestId, MESSAGE_MAX_BYTES } from "./input-lines.js";
 import { nameStyleFor, type NameStyle } from "./naming.js";
 
 /** What the real server answers, recorded at build time (test/build/bundle.js) from the SDK in use. */
@@ -48,8 +49,8 @@ export interface Handshake {
 /** An id no client sends: the SDK's answer to the replayed initialize is recognised by it and dropped. */
 const REPLAY_ID = "brain-mcp:replayed-initialize";
 const REPLAY_MARK = `"id":${JSON.stringify(REPLAY_ID)}`;
-/** A line longer than this without its newline is left to the SDK (which enforces its own buffer limit). */
-const LINE_LIMIT = 1 << 20;
+/** A line longer than this without its newline is left to the SDK (input-lines.ts drops longer ones before). */
+const LINE_LIMIT = MESSAGE_MAX_BYTES;
 
 type Json = Record<string, unknown>;
 
@@ -245,14 +246,6 @@ function isRequest(message: Json, method: string): boolean {
     isRequestId(message.id) &&
     onlyKeys(message, ["jsonrpc", "id", "method", "params"])
   );
-}
-
-function isRequestId(id: unknown): boolean {
-  return typeof id === "string" || Number.isSafeInteger(id);
-}
-
-function isPlainObject(value: unknown): value is Json {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 function onlyKeys(value: Json, allowed: readonly string[]): boolean {

@@ -5,6 +5,7 @@ import { Console } from "node:console";
 import { createLogger, loadConfig, type AdapterConfig } from "../config/index.js";
 import { VERSION } from "../version.js";
 import { startHandshake, type Handshake, type HandshakeAnswers, type RelayStreams } from "./handshake.js";
+import { InputLines, MESSAGE_MAX_BYTES, invalidRequestAnswer, tooLargeAnswer } from "./input-lines.js";
 import type { BrainServer } from "./server.js";
 
 /** How long answers already being worked on may take once the end is asked for, before they are cancelled. */
@@ -83,6 +84,19 @@ export async function runStdioAdapter(options: AdapterOptions = {}): Promise<voi
     process.stdout.once("drain", () => process.exit(0));
   };
 
+  // Oversized and malformed requests are answered here, before the handshake or the SDK reads them.
+  const input = new InputLines(process.stdin, {
+    onTooLarge(bytes, id) {
+      logger.warn(`dropped a message of ${bytes} bytes: over the ${MESSAGE_MAX_BYTES} byte limit`);
+      if (id !== undefined) process.stdout.write(tooLargeAnswer(id));
+    },
+    onInvalid(id, problem) {
+      logger.warn(`refused request ${JSON.stringify(id)}: ${problem}`);
+      process.stdout.write(invalidRequestAnswer(id, problem));
+    },
+  });
+  const stdin = input as unknown as typeof process.stdin;
+
   // The SDK's transport does not notice the end of input by itself.
   process.stdin.on("end", () => void end("stdin ended"));
   process.stdin.on("close", () => void end("stdin closed"));
@@ -90,11 +104,11 @@ export async function runStdioAdapter(options: AdapterOptions = {}): Promise<voi
   process.on("SIGTERM", () => void end("SIGTERM"));
   process.on("SIGINT", () => void end("SIGINT"));
 
-  if (!options.handshake) return connect({ stdin: process.stdin, stdout: process.stdout });
+  if (!options.handshake) return connect({ stdin, stdout: process.stdout });
   handshake = startHandshake({
     answers: options.handshake,
     toolNames: config.toolNames,
-    input: process.stdin,
+    input: stdin,
     output: process.stdout,
     connect: async (streams) => {
       await connect(streams);
