@@ -2,6 +2,7 @@
 // under traffic. No acknowledged write may be lost, and clients with retries ride through a restart.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Brain } from "../../dist/index.js";
+import { UNAVAILABLE_RETRY_AFTER_SECONDS } from "../../src/contract/limits.js";
 import { canStartPostgres, startPostgres, type PgCluster } from "../support/pg.js";
 import { call, unrelatedTexts, startServe, type ServeProcess } from "./processes.js";
 
@@ -147,5 +148,70 @@ describe.skipIf(!canStartPostgres())("the database restarting under traffic", ()
     expect(status.memory_count).toBe(facts.length);
     expect(status.healthy).toBe(true);
     for (const c of clients) await c.close();
+  });
+});
+
+describe.skipIf(!canStartPostgres())("the database stopped under load", () => {
+  let a: ServeProcess;
+
+  beforeAll(async () => {
+    a = await startServe(await cluster.createDatabase(), { env: ENV });
+  });
+
+  afterAll(async () => {
+    await a?.stop();
+  });
+
+  it("answers 503 store_unavailable with Retry-After while it is down, loses no acknowledged write, and serves again without a restart", async () => {
+    const key = a.apiKey!;
+    const pid = a.pid;
+    const facts = unrelatedTexts(400, 53);
+    const acked: { text: string; id: number }[] = [];
+    const refused: { status: number; code: unknown; retryAfter: string | null }[] = [];
+    let next = 0;
+    let phase: "before" | "down" | "back" = "before";
+    let ackedAfterReturn = 0;
+    let attempted = 0;
+
+    const writers = Array.from({ length: 6 }, async () => {
+      while (next < facts.length && ackedAfterReturn < 15) {
+        const text = facts[next++]!;
+        attempted++;
+        // raw calls, no retries: every answer the service gives is seen; none may hang
+        const res = await call(a.url, key, "store", { text });
+        if (res.status === 200) {
+          acked.push({ text, id: res.body.memory_id });
+          if (phase === "back") ackedAfterReturn++;
+        } else {
+          refused.push({ status: res.status, code: res.body?.error?.code, retryAfter: res.headers.get("retry-after") });
+          await new Promise((r) => setTimeout(r, 50));
+        }
+      }
+    });
+    const outage = (async () => {
+      while (acked.length < 10) await new Promise((r) => setTimeout(r, 20));
+      await cluster.halt();
+      phase = "down";
+      const downSince = Date.now();
+      while (refused.length < 10 && Date.now() - downSince < 10_000) await new Promise((r) => setTimeout(r, 20));
+      await cluster.start();
+      phase = "back";
+    })();
+    await Promise.all([...writers, outage]);
+
+    expect(refused.length).toBeGreaterThanOrEqual(10);
+    for (const r of refused) {
+      expect(r).toEqual({ status: 503, code: "store_unavailable", retryAfter: String(UNAVAILABLE_RETRY_AFTER_SECONDS) });
+    }
+    expect(ackedAfterReturn).toBeGreaterThanOrEqual(15);
+    expect(a.alive()).toBe(true);
+    expect(a.pid).toBe(pid);
+    await expectAllRetrievable(a, key, acked);
+    const status = await call(a.url, key, "status");
+    expect(status.body.healthy).toBe(true);
+    // a store cut by the shutdown may have committed unanswered; every answered one did
+    expect(new Set(acked.map((x) => x.id)).size).toBe(acked.length);
+    expect(status.body.memory_count).toBeGreaterThanOrEqual(acked.length);
+    expect(status.body.memory_count).toBeLessThanOrEqual(attempted);
   });
 });

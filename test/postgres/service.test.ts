@@ -107,6 +107,7 @@ describe.skipIf(!canStartPostgres())("brain-mcp serve over PostgreSQL", () => {
         expect(res.status).toBe(503);
         expect(res.body.error).toMatchObject({ type: "service_unavailable_error", code: "store_unavailable" });
         expect(res.headers.get("x-request-id")).toBe(res.body.error.request_id);
+        expect(res.headers.get("retry-after")).toMatch(/^[1-9][0-9]*$/);
       }
     } finally {
       await cluster.start();
