@@ -214,6 +214,12 @@ function describeFailure(error: ErrorLike, ctx: ErrorContext): string {
     case 502:
     case 503:
     case 504:
+      if (code === "storage_full") {
+        return (
+          `The memory service at ${url} cannot write: its disk is full (${status} storage_full). Memories already ` +
+          `stored are kept, but nothing can be remembered or recalled until its operator frees disk space.`
+        );
+      }
       return (
         `The memory service at ${url} is unavailable (${status}${code ? " " + code : ""}), still after ${ctx.maxRetries} ` +
         `${ctx.maxRetries === 1 ? "retry" : "retries"}. Try again in a minute; if it persists, check the service.`

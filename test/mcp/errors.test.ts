@@ -113,6 +113,13 @@ describe("service failures", () => {
     expect(text).toMatch(/unavailable \(503 store_unavailable\), still after 1 retry/);
   });
 
+  it("503 storage_full says the service's disk is full and that stored memories are kept", async () => {
+    service.on("POST /v1/memory/store", { status: 503, headers: { "retry-after": "0" }, body: errorBody("storage_full", "disk full") });
+    const text = textOf(await call(adapter, "brain.remember", { text: "a fact" }));
+    expect(text).toMatch(/cannot write: its disk is full \(503 storage_full\)/);
+    expect(text).toMatch(/Memories already stored are kept/);
+  });
+
   it("a service that never answers ends at the call's deadline as a tool error", async () => {
     service.on("GET /v1/status", { hang: true });
     const started = Date.now();
