@@ -68,12 +68,20 @@ async function loadOnce(dir: string): Promise<SentenceModel> {
     return at;
   };
   const modelFile = file("model.onnx");
+  // each file is named by its own failure: a damaged tokenizer_config.json is not reported as tokenizer.json
+  const readJson = async (name: string): Promise<unknown> => {
+    const at = file(name);
+    try {
+      return JSON.parse(await readFile(at, "utf8"));
+    } catch (error) {
+      throw new ModelUnavailableError(`${at} could not be read (${(error as Error).message})`);
+    }
+  };
+  const [json, config] = await Promise.all([readJson("tokenizer.json"), readJson("tokenizer_config.json")]);
   let tokenizer: InstanceType<typeof Tokenizer>;
   try {
-    const [json, config] = await Promise.all(["tokenizer.json", "tokenizer_config.json"].map((n) => readFile(file(n), "utf8")));
-    tokenizer = new Tokenizer(JSON.parse(json!), JSON.parse(config!));
+    tokenizer = new Tokenizer(json as never, config as never);
   } catch (error) {
-    if (error instanceof ModelUnavailableError) throw error;
     throw new ModelUnavailableError(`${path.join(dir, "tokenizer.json")} could not be read (${(error as Error).message})`);
   }
   let session: import("onnxruntime-node").InferenceSession;
