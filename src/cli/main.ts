@@ -11,6 +11,7 @@ Usage:
   brain-mcp --embedded             the adapter with a local memory service inside (no key needed)
   brain-mcp serve [options]        run the memory service (REST API); see \`brain-mcp serve --help\`
   brain-mcp admin ...              manage workspaces and keys on the service's store
+  brain-mcp ui [--port N]          a local dashboard over the service's store; see \`brain-mcp ui --help\`
   brain-mcp remember <text> [--meta JSON] [--json]
   brain-mcp recall <query> [--top-k N] [--min-score X] [--json]
   brain-mcp health [--json]
@@ -49,6 +50,7 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<v
       return;
     }
     if (command === "serve") return exitWith(await (await import("./serve.js")).runServe(rest));
+    if (command === "ui") return exitWith(await (await import("./ui.js")).runUi(rest));
     if (command === "admin") return exitWith(await (await import("./admin.js")).runAdmin(rest));
     if (OPERATIONS.has(command)) return exitWith(await (await import("./ops.js")).runOperation(command, rest));
     if (command.startsWith("--api-key")) {

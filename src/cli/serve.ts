@@ -51,6 +51,15 @@ export function redactDatabaseUrl(url: string): string {
   }
 }
 
+/** The flags that name the store, shared by every command that opens it (`serve`, `admin`, `ui`). */
+export const STORE_FLAGS = { db: { type: "string" }, "database-url": { type: "string" } } as const;
+
+/** A --port value as a number, or null when it is not 0..65535. */
+export function portFrom(raw: string): number | null {
+  const port = Number(raw);
+  return Number.isInteger(port) && port >= 0 && port <= 65535 ? port : null;
+}
+
 /** Flags beat the environment; a database URL (from either) wins over a SQLite path. */
 export function resolveStoreLocation(
   flags: { db?: string; "database-url"?: string },
@@ -145,8 +154,7 @@ export async function runServe(argv: string[], env: NodeJS.ProcessEnv = process.
       options: {
         host: { type: "string", default: DEFAULT_HOST },
         port: { type: "string", default: String(DEFAULT_PORT) },
-        db: { type: "string" },
-        "database-url": { type: "string" },
+        ...STORE_FLAGS,
         "tls-cert": { type: "string" },
         "tls-key": { type: "string" },
         "redirect-to": { type: "string" },
@@ -161,8 +169,8 @@ export async function runServe(argv: string[], env: NodeJS.ProcessEnv = process.
     process.stdout.write(`${USAGE}\n`);
     return 0;
   }
-  const port = Number(values.port);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) return usageError(`--port must be 0..65535, not ${values.port}`);
+  const port = portFrom(values.port);
+  if (port === null) return usageError(`--port must be 0..65535, not ${values.port}`);
   if ((values["tls-cert"] === undefined) !== (values["tls-key"] === undefined)) {
     return usageError("--tls-cert and --tls-key go together");
   }

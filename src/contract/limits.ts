@@ -3,6 +3,8 @@
 /** Where `brain-mcp serve` listens by default, and so the client's default base URL. */
 export const DEFAULT_HOST = "127.0.0.1";
 export const DEFAULT_PORT = 8787;
+/** `brain-mcp ui`'s dashboard port (on 127.0.0.1). */
+export const DEFAULT_UI_PORT = 8788;
 export const DEFAULT_BASE_URL = `http://${DEFAULT_HOST}:${DEFAULT_PORT}`;
 
 /** Memory text: 1..8,000 characters after trimming. */

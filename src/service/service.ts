@@ -2,8 +2,7 @@
 // retrieval, health, status, rate limiting and administration over one MemoryStore and the loaded models.
 import { RATE_LIMIT_BURST_DEFAULT, RATE_LIMIT_RPS_DEFAULT } from "../contract/limits.js";
 import type { StatusResponse, WorkspaceStatus } from "../contract/wire.js";
-import { healthCountsQuery, healthReport } from "./health/index.js";
-import { countDuplicatePairs } from "./health/duplicates.js";
+import { measureHealth } from "./health/index.js";
 import { hashApiKey, keyPrefix, newApiKey, type RandomBytes } from "./ids.js";
 import type { Embedder, Judge } from "./models/types.js";
 import { runWritePipeline } from "./pipeline/index.js";
@@ -94,15 +93,8 @@ export function createService(deps: CoreDeps): MemoryService & AdminService {
       return retrieveMemories({ store, indexes, embedder, now }, auth.workspace.id, input);
     },
 
-    async health(auth) {
-      const workspaceId = auth.workspace.id;
-      const at = nowMs();
-      // Counted in the store: the memories themselves never leave it (1 s at 100,000 when they did).
-      const [counts, index] = await Promise.all([
-        store.healthCounts(workspaceId, healthCountsQuery(at, embedder.id)),
-        loadIndex(workspaceId),
-      ]);
-      return healthReport({ counts, duplicatePairs: countDuplicatePairs(index, embedder.dedupThreshold), nowMs: at });
+    health(auth) {
+      return measureHealth({ store, embedder, loadIndex }, auth.workspace.id, nowMs());
     },
 
     async status(auth): Promise<StatusResponse> {

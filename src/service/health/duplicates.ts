@@ -13,3 +13,16 @@ export const DUPLICATE_SCAN_LIMIT = 1_000;
 export function countDuplicatePairs(index: WorkspaceIndex, threshold: number): number {
   return index.pairsAbove(threshold, DUPLICATE_SCAN_LIMIT);
 }
+
+export interface DuplicatePair {
+  a: number;
+  b: number;
+  cosine: number;
+}
+
+/** The pairs countDuplicatePairs counts, most similar first, at most `max` of them. */
+export function listDuplicatePairs(index: WorkspaceIndex, threshold: number, max: number): DuplicatePair[] {
+  const pairs: DuplicatePair[] = [];
+  index.pairsAbove(threshold, DUPLICATE_SCAN_LIMIT, (a, b, cosine) => pairs.push({ a, b, cosine }));
+  return pairs.sort((x, y) => y.cosine - x.cosine).slice(0, max);
+}

@@ -1,8 +1,10 @@
 // The workspace health diagnostic (DESIGN.md "Health"): signals, a quality score, and recommendations a person can
 // act on.
 import type { HealthResponse, HealthSignals, Recommendation } from "../../contract/wire.js";
-import type { HealthCounts, HealthCountsQuery, MemoryRecord } from "../store/types.js";
+import type { WorkspaceIndex } from "../retrieval/vector-index.js";
+import type { HealthCounts, HealthCountsQuery, MemoryRecord, MemoryStore } from "../store/types.js";
 import { DAY_MS, isoSeconds } from "../time.js";
+import { countDuplicatePairs } from "./duplicates.js";
 
 export const STALE_AFTER_DAYS = 90;
 export const NEVER_RETRIEVED_AFTER_DAYS = 7;
@@ -60,6 +62,20 @@ export function countHealthSignals(memories: readonly MemoryRecord[], query: Hea
 
 export function diagnose({ memories, duplicatePairs, nowMs, embedderId }: HealthFacts): HealthResponse {
   return healthReport({ counts: countHealthSignals(memories, healthCountsQuery(nowMs, embedderId)), duplicatePairs, nowMs });
+}
+
+/** What measuring a workspace's health needs: the store, the embedder in use, and its vector index kept current. */
+export interface HealthDeps {
+  store: MemoryStore;
+  embedder: { id: string; dedupThreshold: number };
+  loadIndex: (workspaceId: number) => Promise<WorkspaceIndex>;
+}
+
+/** The workspace's health at `nowMs` (the service's health operation and the dashboard both answer with this). */
+export async function measureHealth({ store, embedder, loadIndex }: HealthDeps, workspaceId: number, nowMs: number): Promise<HealthResponse> {
+  // Counted in the store: the memories themselves never leave it (1 s at 100,000 when they did).
+  const [counts, index] = await Promise.all([store.healthCounts(workspaceId, healthCountsQuery(nowMs, embedder.id)), loadIndex(workspaceId)]);
+  return healthReport({ counts, duplicatePairs: countDuplicatePairs(index, embedder.dedupThreshold), nowMs });
 }
 
 /** The health response from the store's counts and the duplicate pairs: pure, so every store answers alike. */

@@ -159,7 +159,8 @@ export class WorkspaceIndex {
    * Pairs with cosine >= threshold among the `limit` most recently written memories (highest rev), by int8 scans of
    * each row against the rows after it and exact cosines where the bound allows a pair to reach the threshold.
    */
-  pairsAbove(threshold: number, limit: number): number {
+  /** `visit`, when given, hears each pair's memory ids and cosine (the dashboard's list of duplicates). */
+  pairsAbove(threshold: number, limit: number, visit?: (a: number, b: number, cosine: number) => void): number {
     const live: number[] = [];
     for (let s = 0; s < this.count; s++) if (this.ids[s] !== null) live.push(s);
     const window = live.length > limit ? live.sort((a, b) => this.revs[b]! - this.revs[a]!).slice(0, limit) : live;
@@ -183,7 +184,11 @@ export class WorkspaceIndex {
         const scaleJ = this.scales[sj]!;
         const approx = dots[j]! * scaleI * scaleJ;
         const bound = scaleJ * this.halfL1[si]! + scaleI * this.halfL1[sj]! + scaleI * scaleJ * quarterDims + ROUNDING_SLACK;
-        if (approx + bound >= threshold && this.exactPair(si, sj) >= threshold) pairs++;
+        if (approx + bound < threshold) continue;
+        const cosine = this.exactPair(si, sj);
+        if (cosine < threshold) continue;
+        pairs++;
+        visit?.(this.ids[si]!, this.ids[sj]!, cosine);
       }
     }
     return pairs;

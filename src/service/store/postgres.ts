@@ -24,6 +24,8 @@ import { toMemory, toWorkspace, type MemoryRow, type WorkspaceRow } from "./rows
 import { migrate } from "./postgres/schema.js";
 import { redactingLog } from "./postgres/redacting-log.js";
 import { asStoreError, isStoreUnavailable } from "./postgres/unavailable.js";
+import { readBrowse, readStats, type Statement } from "./dashboard-sql.js";
+import type { MemoryFilter, MemoryStats } from "./types.js";
 
 export interface PostgresStoreOptions {
   /** Connections per process (default 10, or `?pool_max=N` in the URL). */
@@ -410,6 +412,16 @@ export class PostgresStore implements MemoryStore {
     );
     return rows.map(toMemory);
   }
+
+  browseMemories(workspaceId: number, filter: MemoryFilter, page: { limit: number; offset: number }): Promise<{ total: number; memories: MemoryRecord[] }> {
+    return readBrowse("postgres", workspaceId, filter, page, this.readAll, (row) => toMemory(row as unknown as MemoryRow));
+  }
+
+  memoryStats(workspaceId: number): Promise<MemoryStats> {
+    return readStats("postgres", workspaceId, this.readAll);
+  }
+
+  private readonly readAll = async ({ sql, params }: Statement) => (await this.q<Record<string, unknown>>(sql, params)).rows;
 
   async countMemories(workspaceId: number): Promise<number> {
     const { rows } = await this.q<{ n: number }>("SELECT count(*) AS n FROM memories WHERE workspace_id = $1", [workspaceId]);

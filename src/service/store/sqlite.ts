@@ -21,6 +21,7 @@ import type {
 } from "./types.js";
 import { toMemory, toWorkspace, type MemoryRow, type WorkspaceRow } from "./rows.js";
 import { createTokenBuckets } from "./token-bucket.js";
+import { readBrowse, readStats, type Statement } from "./dashboard-sql.js";
 
 type Db = BetterSqlite3.Database;
 
@@ -385,6 +386,9 @@ export function openSqliteStore(path: string): MemoryStore {
     q.recordUsage.run(workspaceId, "read", null, nowMs);
   });
 
+  // The dashboard's statements vary with its filters; they are few and a person waits on each, so prepared per call.
+  const readAll = async ({ sql, params }: Statement) => db.prepare(sql).all(...params) as Record<string, unknown>[];
+
   const buckets = createTokenBuckets();
   // One connection per process: a write transaction must not interleave with another on it.
   let writeQueue: Promise<unknown> = Promise.resolve();
@@ -535,6 +539,9 @@ export function openSqliteStore(path: string): MemoryStore {
     async healthCounts(workspaceId, query) {
       return q.healthCounts.get({ workspaceId, ...query }) as HealthCounts;
     },
+    browseMemories: (workspaceId, filter, page) =>
+      readBrowse("sqlite", workspaceId, filter, page, readAll, (row) => toMemory(row as unknown as MemoryRow)),
+    memoryStats: (workspaceId) => readStats("sqlite", workspaceId, readAll),
     async touchMemories(workspaceId, ids, nowMs) {
       if (ids.length === 0) return;
       await serialize(async () => {

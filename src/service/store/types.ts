@@ -122,6 +122,32 @@ export interface HealthCounts {
   otherModel: number;
 }
 
+/** Which of a workspace's memories the dashboard (`brain-mcp ui`) lists; every field narrows. */
+export interface MemoryFilter {
+  /** Only these memories (a search's results, narrowed by the other fields). */
+  ids?: readonly number[];
+  /** Among the memory's categories (domain or topic). */
+  category?: string;
+  temporalType?: TemporalType;
+  minImportance?: number;
+  maxImportance?: number;
+  /** Created at or after this (ms). */
+  createdFromMs?: number;
+  /** Created before this (ms). */
+  createdBeforeMs?: number;
+  /** Only the memories behind one of health's signals, judged as healthCounts judges them. */
+  signal?: { kind: "stale" | "never_retrieved" | "overlong"; query: HealthCountsQuery };
+}
+
+/** Counts the dashboard charts, grouped in the store; days are UTC days as ms since the epoch. */
+export interface MemoryStats {
+  createdPerDay: { day: number; count: number }[];
+  /** Most frequent first. */
+  categories: { category: string; count: number }[];
+  importance: { importance: number; count: number }[];
+  recallsPerDay: { day: number; count: number }[];
+}
+
 /** Operations that run under one workspace's write lock, inside one transaction. */
 export interface WorkspaceTx {
   readonly workspaceId: number;
@@ -175,6 +201,10 @@ export interface MemoryStore {
   getMemories(workspaceId: number, ids: readonly number[]): Promise<MemoryRecord[]>;
   /** Every memory of the workspace without vectors (tools and tests; health counts in the store instead). */
   listMemories(workspaceId: number): Promise<MemoryRecord[]>;
+  /** A page of the workspace's memories matching `filter`, newest first, and how many match (the dashboard). */
+  browseMemories(workspaceId: number, filter: MemoryFilter, page: { limit: number; offset: number }): Promise<{ total: number; memories: MemoryRecord[] }>;
+  /** The dashboard's chart data, counted in the database. */
+  memoryStats(workspaceId: number): Promise<MemoryStats>;
   /** Health's signals counted in the database, in one pass over the workspace's rows (no text leaves the store). */
   healthCounts(workspaceId: number, query: HealthCountsQuery): Promise<HealthCounts>;
   countMemories(workspaceId: number): Promise<number>;

@@ -1,0 +1,259 @@
+// What the dashboard (`brain-mcp ui`) shows, read in-process from the service's own store with the service's own
+// retrieval and health code. Read-only: a search here is not a recall (it would change the very scores, recency and
+// "never retrieved" counts it displays), and no key, key hash or key prefix is ever read.
+import { TOP_K_MAX } from "../../contract/limits.js";
+import type { HealthResponse, Temporal, TemporalType } from "../../contract/wire.js";
+import { listDuplicatePairs } from "../health/duplicates.js";
+import { characterCount, healthCountsQuery, measureHealth } from "../health/index.js";
+import type { Embedder } from "../models/types.js";
+import { retrieveMemories, temporalOf } from "../retrieval/retrieve.js";
+import { isExpired } from "../retrieval/score.js";
+import { VectorIndexes } from "../retrieval/vector-index.js";
+import type { MemoryFilter, MemoryRecord, MemoryStats, MemoryStore } from "../store/types.js";
+import { DAY_MS, isoSeconds } from "../time.js";
+
+/** Rows per page of a memory list. */
+export const PAGE_SIZE = 25;
+/** Most duplicate pairs listed (the health signal counts them all). */
+export const DUPLICATES_LISTED = 100;
+
+/** The age filter's choices: created within, or before, so many days. */
+export const AGE_RANGES = {
+  day: { withinDays: 1 },
+  week: { withinDays: 7 },
+  month: { withinDays: 30 },
+  "older-month": { olderDays: 30 },
+  "older-quarter": { olderDays: 90 },
+} as const;
+export type AgeRange = keyof typeof AGE_RANGES;
+
+export const HEALTH_LISTS = ["stale", "duplicates", "never_retrieved", "overlong"] as const;
+export type HealthList = (typeof HEALTH_LISTS)[number];
+
+export interface WorkspaceOverview {
+  id: number;
+  name: string;
+  status: string;
+  plan: string;
+  billing_cycle: string;
+  created_at: string;
+  memories: number;
+  live_keys: number;
+  writes: number;
+  recalls: number;
+  quality_score: number;
+}
+
+/** A memory as the dashboard shows it (the caller's meta apart from the service's judgement). */
+export interface DashboardMemory {
+  id: number;
+  text: string;
+  characters: number;
+  importance: number;
+  categories: string[];
+  temporal: Temporal;
+  expired: boolean;
+  meta: Record<string, unknown>;
+  created_at: string;
+  updated_at: string;
+  last_accessed_at: string | null;
+  access_count: number;
+  embedder_id: string;
+}
+
+/** One search result: the service's own ranking numbers beside the memory. */
+export type SearchHit = DashboardMemory & { score: number; similarity: number };
+
+export interface MemoryPage {
+  total: number;
+  offset: number;
+  memories: (DashboardMemory | SearchHit)[];
+}
+
+export interface DuplicateView {
+  cosine: number;
+  a: DashboardMemory;
+  b: DashboardMemory;
+}
+
+export interface DashboardDeps {
+  store: MemoryStore;
+  embedder: Embedder;
+  now?: () => Date;
+}
+
+export interface Dashboard {
+  workspaces(): Promise<WorkspaceOverview[]>;
+  workspace(id: number): Promise<WorkspaceOverview | null>;
+  /** Filtered and paged; with a query, the service's retrieval ranks (up to TOP_K_MAX) and the filter narrows. */
+  memories(workspaceId: number, request: { query?: string; filter: MemoryFilter; offset: number }): Promise<MemoryPage>;
+  memory(workspaceId: number, id: number): Promise<DashboardMemory | null>;
+  health(workspaceId: number): Promise<HealthResponse>;
+  healthList(workspaceId: number, list: Exclude<HealthList, "duplicates">, offset: number): Promise<MemoryPage>;
+  duplicates(workspaceId: number): Promise<DuplicateView[]>;
+  stats(workspaceId: number): Promise<MemoryStats>;
+}
+
+export function toDashboardMemory(m: MemoryRecord, nowMs: number): DashboardMemory {
+  return {
+    id: m.id,
+    text: m.text,
+    characters: characterCount(m.text),
+    importance: m.importance,
+    categories: m.categories,
+    temporal: temporalOf(m),
+    expired: isExpired(m.valid_until, nowMs),
+    meta: m.meta,
+    created_at: isoSeconds(m.created_at),
+    updated_at: isoSeconds(m.updated_at),
+    last_accessed_at: m.last_accessed_at === null ? null : isoSeconds(m.last_accessed_at),
+    access_count: m.access_count,
+    embedder_id: m.embedder_id,
+  };
+}
+
+/** The age choice as created-at bounds at `nowMs`. */
+export function ageBounds(age: AgeRange, nowMs: number): Pick<MemoryFilter, "createdFromMs" | "createdBeforeMs"> {
+  const range: { withinDays?: number; olderDays?: number } = AGE_RANGES[age];
+  return range.withinDays !== undefined
+    ? { createdFromMs: nowMs - range.withinDays * DAY_MS }
+    : { createdBeforeMs: nowMs - range.olderDays! * DAY_MS };
+}
+
+/** A store that answers reads as usual but keeps no record of them: dashboard searches are not recalls. */
+function withoutReadBookkeeping(store: MemoryStore): MemoryStore {
+  return Object.create(store, { recordRead: { value: async () => undefined } }) as MemoryStore;
+}
+
+export function createDashboard({ store, embedder, now = () => new Date() }: DashboardDeps): Dashboard {
+  const indexes = new VectorIndexes(embedder.dimensions, embedder.id);
+  const loadIndex = (workspaceId: number) =>
+    indexes.refreshShared(workspaceId, (since, limit) => store.vectorsSince(workspaceId, since, limit));
+  const quietStore = withoutReadBookkeeping(store);
+  const health = (workspaceId: number) => measureHealth({ store, embedder, loadIndex }, workspaceId, now().getTime());
+
+  async function overview(summary: Awaited<ReturnType<MemoryStore["listWorkspaces"]>>[number]): Promise<WorkspaceOverview> {
+    const { workspace: w } = summary;
+    const [usage, report] = await Promise.all([store.usageCounts(w.id), health(w.id)]);
+    return {
+      id: w.id,
+      name: w.name,
+      status: w.status,
+      plan: w.plan,
+      billing_cycle: w.billing_cycle,
+      created_at: w.created_at,
+      memories: summary.memories,
+      live_keys: summary.liveKeys,
+      writes: usage.write,
+      recalls: usage.read,
+      quality_score: report.quality_score,
+    };
+  }
+
+  async function page(workspaceId: number, filter: MemoryFilter, offset: number): Promise<MemoryPage> {
+    const found = await store.browseMemories(workspaceId, filter, { limit: PAGE_SIZE, offset });
+    const nowMs = now().getTime();
+    return { total: found.total, offset, memories: found.memories.map((m) => toDashboardMemory(m, nowMs)) };
+  }
+
+  return {
+    async workspaces() {
+      // One after another: each loads its workspace's vector index for the quality score.
+      const all = [];
+      for (const summary of await store.listWorkspaces()) all.push(await overview(summary));
+      return all;
+    },
+
+    async workspace(id) {
+      const summary = (await store.listWorkspaces()).find((s) => s.workspace.id === id);
+      return summary ? overview(summary) : null;
+    },
+
+    async memories(workspaceId, { query, filter, offset }) {
+      if (query === undefined) return page(workspaceId, filter, offset);
+      const ranked = await retrieveMemories({ store: quietStore, indexes, embedder, now }, workspaceId, {
+        query,
+        top_k: TOP_K_MAX,
+        min_score: 0,
+      });
+      const ids = ranked.memories.map((m) => m.id);
+      const kept = new Map(
+        ids.length === 0 ? [] : (await store.browseMemories(workspaceId, { ...filter, ids }, { limit: ids.length, offset: 0 })).memories.map((m) => [m.id, m]),
+      );
+      const nowMs = now().getTime();
+      const hits: SearchHit[] = [];
+      for (const r of ranked.memories) {
+        const record = kept.get(r.id);
+        if (record) hits.push({ ...toDashboardMemory(record, nowMs), score: r.score, similarity: r.similarity });
+      }
+      return { total: hits.length, offset: 0, memories: hits };
+    },
+
+    async memory(workspaceId, id) {
+      const [record] = await store.getMemories(workspaceId, [id]);
+      return record ? toDashboardMemory(record, now().getTime()) : null;
+    },
+
+    health,
+
+    healthList(workspaceId, list, offset) {
+      return page(workspaceId, { signal: { kind: list, query: healthCountsQuery(now().getTime(), embedder.id) } }, offset);
+    },
+
+    async duplicates(workspaceId) {
+      const pairs = listDuplicatePairs(await loadIndex(workspaceId), embedder.dedupThreshold, DUPLICATES_LISTED);
+      const ids = [...new Set(pairs.flatMap((p) => [p.a, p.b]))];
+      const nowMs = now().getTime();
+      const byId = new Map((await store.getMemories(workspaceId, ids)).map((m) => [m.id, toDashboardMemory(m, nowMs)]));
+      return pairs.flatMap((p) => {
+        const a = byId.get(p.a);
+        const b = byId.get(p.b);
+        return a && b ? [{ cosine: Math.round(p.cosine * 1e6) / 1e6, a, b }] : [];
+      });
+    },
+
+    stats(workspaceId) {
+      return store.memoryStats(workspaceId);
+    },
+  };
+}
+
+/** Parses the memory list's query string; a message names the first bad parameter. */
+export function parseMemoryRequest(
+  params: URLSearchParams,
+  nowMs: number,
+): { query?: string; filter: MemoryFilter; offset: number } | { error: string } {
+  const filter: MemoryFilter = {};
+  const query = params.get("q")?.trim() || undefined;
+  const category = params.get("category")?.trim();
+  if (category) filter.category = category;
+  const temporal = params.get("temporal");
+  if (temporal) {
+    if (temporal !== "persistent" && temporal !== "time_bound") return { error: "temporal must be persistent or time_bound" };
+    filter.temporalType = temporal as TemporalType;
+  }
+  for (const [name, key] of [
+    ["min_importance", "minImportance"],
+    ["max_importance", "maxImportance"],
+  ] as const) {
+    const raw = params.get(name);
+    if (!raw) continue;
+    const n = Number(raw);
+    if (!Number.isInteger(n) || n < 1 || n > 10) return { error: `${name} must be an integer from 1 to 10` };
+    filter[key] = n;
+  }
+  const age = params.get("age");
+  if (age) {
+    if (!Object.hasOwn(AGE_RANGES, age)) return { error: `age must be one of ${Object.keys(AGE_RANGES).join(", ")}` };
+    Object.assign(filter, ageBounds(age as AgeRange, nowMs));
+  }
+  const offset = parseOffset(params.get("offset"));
+  if (offset === null) return { error: "offset must be a non-negative integer" };
+  return { query, filter, offset };
+}
+
+export function parseOffset(raw: string | null): number | null {
+  if (raw === null || raw === "") return 0;
+  const n = Number(raw);
+  return Number.isSafeInteger(n) && n >= 0 ? n : null;
+}

@@ -1,0 +1,181 @@
+// The dashboard's HTTP edge: its bundled page (dist/ui/) and read-only JSON under /api/, for one person on this
+// machine. Every request must name an allowed Host (no DNS rebinding) and carry the session's token, first in the
+// printed URL, then in an HttpOnly SameSite=Strict cookie; only GET and HEAD are answered.
+import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
+import { readdirSync, readFileSync } from "node:fs";
+import { extname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { Hono, type Context } from "hono";
+import { QUERY_MAX_CHARS } from "../../contract/limits.js";
+import type { ServiceLog } from "../types.js";
+import { HEALTH_LISTS, parseMemoryRequest, parseOffset, type Dashboard } from "./data.js";
+
+/** Bytes of randomness in a session token (base64url in the printed URL). */
+export const UI_TOKEN_BYTES = 32;
+
+/** The bundled front end, built by test/build/bundle.js next to tsc's output. */
+export const UI_ASSETS_DIR = fileURLToPath(new URL("../../ui/", import.meta.url));
+
+const CONTENT_TYPES: Record<string, string> = {
+  ".html": "text/html; charset=utf-8",
+  ".js": "text/javascript; charset=utf-8",
+  ".css": "text/css; charset=utf-8",
+  ".svg": "image/svg+xml",
+  ".png": "image/png",
+};
+
+// Everything from this origin only: no CDN, no inline script, no framing.
+const CSP =
+  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; " +
+  "base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
+
+export function newUiToken(): string {
+  return randomBytes(UI_TOKEN_BYTES).toString("base64url");
+}
+
+/** Equal-time comparison of two strings of any length (hashed first, so lengths leak nothing either). */
+export function sameSecret(given: string, expected: string): boolean {
+  const digest = (s: string) => createHash("sha256").update(s).digest();
+  return timingSafeEqual(digest(given), digest(expected));
+}
+
+export interface UiAppOptions {
+  dashboard: Dashboard;
+  token: string;
+  /** The Host header values accepted, e.g. `127.0.0.1:8788` and `localhost:8788`. */
+  allowedHosts: readonly string[];
+  /** The session cookie's name (per port: browsers share cookies across a host's ports). */
+  cookieName: string;
+  log: ServiceLog;
+  assetsDir?: string;
+}
+
+function readAssets(dir: string): Map<string, { body: Buffer; type: string }> {
+  const assets = new Map<string, { body: Buffer; type: string }>();
+  for (const name of readdirSync(dir)) {
+    const type = CONTENT_TYPES[extname(name)];
+    if (type) assets.set(`/${name}`, { body: readFileSync(join(dir, name)), type });
+  }
+  if (!assets.has("/index.html")) throw new Error(`the dashboard's page is missing from ${dir}: run \`npm run build\``);
+  return assets;
+}
+
+function readCookie(header: string | undefined, name: string): string | undefined {
+  for (const part of (header ?? "").split(";")) {
+    const eq = part.indexOf("=");
+    if (eq > 0 && part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim();
+  }
+  return undefined;
+}
+
+export function createUiApp(options: UiAppOptions): Hono {
+  const { dashboard, token, cookieName, log } = options;
+  const allowedHosts = new Set(options.allowedHosts.map((h) => h.toLowerCase()));
+  const assets = readAssets(options.assetsDir ?? UI_ASSETS_DIR);
+  const app = new Hono();
+
+  const refuse = (c: Context, status: 401 | 403 | 405, message: string) =>
+    c.text(message, status, { "Cache-Control": "no-store" });
+
+  app.use("*", async (c, next) => {
+    // A page on another site that rebinds its name to 127.0.0.1 still sends its own name as Host.
+    if (!allowedHosts.has((c.req.header("host") ?? "").toLowerCase())) return refuse(c, 403, "Forbidden: unexpected Host header.");
+    if (c.req.method !== "GET" && c.req.method !== "HEAD") return refuse(c, 405, "The dashboard is read-only.");
+    const url = new URL(c.req.url);
+    const offered = url.searchParams.get("token");
+    if (offered !== null) {
+      if (!sameSecret(offered, token)) {
+        log.warn("dashboard request with a wrong token", { path: url.pathname });
+        return refuse(c, 403, "Forbidden: this link's token is not this session's. Open the URL `brain-mcp ui` printed.");
+      }
+      // Trade the token for a cookie, and take it out of the address bar and history.
+      url.searchParams.delete("token");
+      c.header("Set-Cookie", `${cookieName}=${token}; HttpOnly; SameSite=Strict; Path=/`);
+      c.header("Cache-Control", "no-store");
+      return c.redirect(`${url.pathname}${url.search}`, 303);
+    }
+    const cookie = readCookie(c.req.header("cookie"), cookieName);
+    if (cookie === undefined || !sameSecret(cookie, token)) {
+      return refuse(c, 401, "Unauthorized: open the URL `brain-mcp ui` printed (it carries this session's token).");
+    }
+    await next();
+    c.header("X-Content-Type-Options", "nosniff");
+    c.header("Referrer-Policy", "no-referrer");
+    c.header("Content-Security-Policy", CSP);
+    c.header("Cache-Control", "no-store");
+  });
+
+  const id = (raw: string | undefined) => (raw !== undefined && /^[1-9][0-9]{0,14}$/.test(raw) ? Number(raw) : null);
+  const notFound = (c: Context, what: string) => c.json({ error: `${what} not found` }, 404);
+  const badRequest = (c: Context, message: string) => c.json({ error: message }, 400);
+
+  app.get("/api/workspaces", async (c) => c.json({ workspaces: await dashboard.workspaces() }));
+
+  app.get("/api/workspaces/:ws", async (c) => {
+    const ws = id(c.req.param("ws"));
+    const found = ws === null ? null : await dashboard.workspace(ws);
+    return found ? c.json(found) : notFound(c, "workspace");
+  });
+
+  // Every route below reads one workspace: an unknown one is a 404, not an empty answer.
+  const workspaceOf = async (c: Context): Promise<number | null> => {
+    const ws = id(c.req.param("ws"));
+    return ws !== null && (await dashboard.workspace(ws)) ? ws : null;
+  };
+
+  app.get("/api/workspaces/:ws/memories", async (c) => {
+    const ws = await workspaceOf(c);
+    if (ws === null) return notFound(c, "workspace");
+    const request = parseMemoryRequest(new URL(c.req.url).searchParams, Date.now());
+    if ("error" in request) return badRequest(c, request.error);
+    if (request.query !== undefined && request.query.length > QUERY_MAX_CHARS) {
+      return badRequest(c, `the search is over ${QUERY_MAX_CHARS} characters`);
+    }
+    return c.json(await dashboard.memories(ws, request));
+  });
+
+  app.get("/api/workspaces/:ws/memories/:id", async (c) => {
+    const ws = await workspaceOf(c);
+    const memoryId = id(c.req.param("id"));
+    const memory = ws === null || memoryId === null ? null : await dashboard.memory(ws, memoryId);
+    return memory ? c.json(memory) : notFound(c, "memory");
+  });
+
+  app.get("/api/workspaces/:ws/health", async (c) => {
+    const ws = await workspaceOf(c);
+    return ws === null ? notFound(c, "workspace") : c.json(await dashboard.health(ws));
+  });
+
+  app.get("/api/workspaces/:ws/health/:list", async (c) => {
+    const ws = await workspaceOf(c);
+    if (ws === null) return notFound(c, "workspace");
+    const list = c.req.param("list") as (typeof HEALTH_LISTS)[number];
+    if (!HEALTH_LISTS.includes(list)) return notFound(c, "list");
+    if (list === "duplicates") return c.json({ pairs: await dashboard.duplicates(ws) });
+    const offset = parseOffset(c.req.query("offset") ?? null);
+    if (offset === null) return badRequest(c, "offset must be a non-negative integer");
+    return c.json(await dashboard.healthList(ws, list, offset));
+  });
+
+  app.get("/api/workspaces/:ws/stats", async (c) => {
+    const ws = await workspaceOf(c);
+    return ws === null ? notFound(c, "workspace") : c.json(await dashboard.stats(ws));
+  });
+
+  app.get("/api/*", (c) => notFound(c, "route"));
+
+  // The page itself; its views live after `#`, so every other path is a static file or nothing.
+  app.get("*", (c) => {
+    const path = c.req.path === "/" ? "/index.html" : c.req.path;
+    const asset = assets.get(path);
+    if (!asset) return c.text("Not found", 404);
+    return c.body(new Uint8Array(asset.body), 200, { "Content-Type": asset.type });
+  });
+
+  app.onError((err, c) => {
+    log.error("dashboard request failed", { path: c.req.path, error: err.message });
+    return c.json({ error: "the dashboard could not read the store; see the ui command's log" }, 500);
+  });
+
+  return app;
+}

@@ -1,0 +1,566 @@
+// The dashboard's page: workspaces, a workspace's memories (search by meaning, filters), one memory, health and
+// charts. Views live after `#` (the server serves one page); a view's search and filters live in its hash too, so
+// Back returns to the same list.
+import { render, type ComponentChildren } from "preact";
+import { useEffect, useRef, useState } from "preact/hooks";
+import { api, isHit, type DashboardMemory, type DuplicateView, type HealthResponse, type MemoryPage, type MemoryStats, type WorkspaceOverview } from "./api.js";
+import { BarChart, dailyBars } from "./charts.js";
+import "./app.css";
+
+/** Days shown by the per-day charts. */
+const CHART_DAYS = 30;
+
+interface Route {
+  path: string[];
+  params: URLSearchParams;
+}
+
+function readRoute(): Route {
+  const hash = location.hash.replace(/^#\/?/, "");
+  const [path = "", query = ""] = hash.split("?");
+  return { path: path.split("/").filter(Boolean), params: new URLSearchParams(query) };
+}
+
+function useRoute(): Route {
+  const [route, setRoute] = useState(readRoute);
+  useEffect(() => {
+    const onChange = () => setRoute(readRoute());
+    addEventListener("hashchange", onChange);
+    return () => removeEventListener("hashchange", onChange);
+  }, []);
+  return route;
+}
+
+/** Loads `path` whenever it changes; null while loading. */
+function useApi<T>(path: string | null): { data: T | null; error: string | null } {
+  const [state, setState] = useState<{ path: string | null; data: T | null; error: string | null }>({ path: null, data: null, error: null });
+  useEffect(() => {
+    if (path === null) return;
+    let live = true;
+    setState({ path, data: null, error: null });
+    api<T>(path).then(
+      (data) => live && setState({ path, data, error: null }),
+      (err: Error) => live && setState({ path, data: null, error: err.message }),
+    );
+    return () => {
+      live = false;
+    };
+  }, [path]);
+  return state.path === path ? state : { data: null, error: null };
+}
+
+function Loading<T>({ state, children }: { state: { data: T | null; error: string | null }; children: (data: T) => ComponentChildren }) {
+  if (state.error) return <p role="alert" class="error">{state.error}</p>;
+  if (state.data === null) return <p aria-busy="true">Loading…</p>;
+  return <>{children(state.data)}</>;
+}
+
+const when = (iso: string | null) => (iso === null ? "never" : iso.replace("T", " ").replace("Z", " UTC"));
+const shortText = (text: string, max = 160) => (text.length > max ? `${text.slice(0, max - 1)}…` : text);
+
+function App() {
+  const route = useRoute();
+  const [first, ws, sub, memoryId] = route.path;
+  const workspaceId = first === "w" && ws !== undefined ? ws : null;
+  // Moving between views puts the focus on the new view's heading, so keyboard and screen-reader users follow.
+  const main = useRef<HTMLElement>(null);
+  useEffect(() => {
+    main.current?.querySelector<HTMLElement>("h1")?.focus();
+  }, [route.path.join("/")]);
+  let view: ComponentChildren;
+  if (workspaceId === null) view = <Workspaces />;
+  else if (sub === "m" && memoryId !== undefined) view = <Memory ws={workspaceId} id={memoryId} />;
+  else if (sub === "health") view = <Health ws={workspaceId} params={route.params} />;
+  else if (sub === "charts") view = <Charts ws={workspaceId} />;
+  else view = <Memories ws={workspaceId} params={route.params} />;
+  return (
+    <>
+      <header class="top">
+        <a href="#/" class="brand">
+          brain-mcp
+        </a>
+        <span class="muted">dashboard (read-only)</span>
+      </header>
+      {workspaceId !== null && <WorkspaceNav ws={workspaceId} current={sub === "health" || sub === "charts" ? sub : "memories"} />}
+      <main ref={main}>{view}</main>
+    </>
+  );
+}
+
+function WorkspaceNav({ ws, current }: { ws: string; current: string }) {
+  const state = useApi<WorkspaceOverview>(`/api/workspaces/${ws}`);
+  const link = (name: string, href: string, label: string) => (
+    <a href={href} aria-current={current === name ? "page" : undefined}>
+      {label}
+    </a>
+  );
+  return (
+    <nav class="tabs" aria-label="Workspace">
+      <a href="#/">All workspaces</a>
+      <span class="ws-name">{state.data ? `${state.data.name} (#${state.data.id})` : `Workspace #${ws}`}</span>
+      {link("memories", `#/w/${ws}`, "Memories")}
+      {link("health", `#/w/${ws}/health`, "Health")}
+      {link("charts", `#/w/${ws}/charts`, "Charts")}
+    </nav>
+  );
+}
+
+function Workspaces() {
+  const state = useApi<{ workspaces: WorkspaceOverview[] }>("/api/workspaces");
+  return (
+    <>
+      <h1 tabIndex={-1}>Workspaces</h1>
+      <Loading state={state}>
+        {({ workspaces }) =>
+          workspaces.length === 0 ? (
+            <p>No workspaces yet: the first `brain-mcp serve` makes one.</p>
+          ) : (
+            <table>
+              <caption class="sr-only">Every workspace in the store</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Workspace</th>
+                  <th scope="col">Status</th>
+                  <th scope="col">Plan</th>
+                  <th scope="col" class="num">Memories</th>
+                  <th scope="col" class="num">Live keys</th>
+                  <th scope="col" class="num">Writes</th>
+                  <th scope="col" class="num">Recalls</th>
+                  <th scope="col" class="num">Quality score</th>
+                </tr>
+              </thead>
+              <tbody>
+                {workspaces.map((w) => (
+                  <tr key={w.id}>
+                    <th scope="row">
+                      <a href={`#/w/${w.id}`}>{w.name}</a> <span class="muted">#{w.id}</span>
+                    </th>
+                    <td>
+                      <span class={`status status-${w.status}`}>{w.status}</span>
+                    </td>
+                    <td>
+                      {w.plan} <span class="muted">({w.billing_cycle})</span>
+                    </td>
+                    <td class="num">{w.memories}</td>
+                    <td class="num">{w.live_keys}</td>
+                    <td class="num">{w.writes}</td>
+                    <td class="num">{w.recalls}</td>
+                    <td class="num">
+                      <a href={`#/w/${w.id}/health`}>{w.quality_score}</a>
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          )
+        }
+      </Loading>
+    </>
+  );
+}
+
+const FILTERS = ["q", "category", "temporal", "min_importance", "age"] as const;
+
+function Memories({ ws, params }: { ws: string; params: URLSearchParams }) {
+  const stats = useApi<MemoryStats>(`/api/workspaces/${ws}/stats`);
+  const query = new URLSearchParams();
+  for (const name of [...FILTERS, "offset"]) {
+    const value = params.get(name);
+    if (value) query.set(name, value);
+  }
+  const state = useApi<MemoryPage>(`/api/workspaces/${ws}/memories?${query}`);
+  const searching = params.get("q") !== null && params.get("q") !== "";
+  // The search box follows the hash (Clear, Back) and keeps what is typed until it is submitted.
+  const [typed, setTyped] = useState(params.get("q") ?? "");
+  useEffect(() => setTyped(params.get("q") ?? ""), [params.get("q")]);
+
+  /** The form's fields become the hash; the list follows. */
+  const apply = (form: HTMLFormElement) => {
+    const next = new URLSearchParams();
+    for (const name of FILTERS) {
+      const value = String(new FormData(form).get(name) ?? "").trim();
+      if (value) next.set(name, value);
+    }
+    location.hash = `#/w/${ws}?${next}`;
+  };
+  const pageTo = (offset: number) => {
+    const next = new URLSearchParams(query);
+    next.set("offset", String(offset));
+    location.hash = `#/w/${ws}?${next}`;
+  };
+
+  return (
+    <>
+      <h1 tabIndex={-1}>Memories</h1>
+      <form
+        class="filters"
+        role="search"
+        onSubmit={(e) => {
+          e.preventDefault();
+          apply(e.currentTarget);
+        }}
+        onChange={(e) => {
+          // Filters apply as they change; the search waits for Enter or the button.
+          if ((e.target as HTMLElement).getAttribute("name") !== "q") apply(e.currentTarget);
+        }}
+      >
+        <div class="field grow">
+          <label for="q">Search by meaning</label>
+          <input
+            id="q"
+            name="q"
+            type="search"
+            value={typed}
+            onInput={(e) => setTyped(e.currentTarget.value)}
+            placeholder="e.g. how do we deploy?"
+          />
+        </div>
+        <button type="submit">Search</button>
+        <Choice name="category" label="Category" params={params} options={(stats.data?.categories ?? []).map((c) => [c.category, `${c.category} (${c.count})`])} />
+        <Choice name="temporal" label="Temporal type" params={params} options={TEMPORAL_CHOICES} />
+        <Choice name="min_importance" label="Minimum importance" params={params} options={IMPORTANCE_CHOICES} />
+        <Choice name="age" label="Age" params={params} options={AGE_CHOICES} />
+        {query.toString() !== "" && (
+          <a class="clear" href={`#/w/${ws}`}>
+            Clear
+          </a>
+        )}
+      </form>
+      <Loading state={state}>
+        {(page) => (
+          <>
+            <p role="status" class="muted">
+              {searching
+                ? `${page.total} ${page.total === 1 ? "memory matches" : "memories match"} the search, best first (the service's own retrieval; this search is not counted as a recall).`
+                : `${page.total} ${page.total === 1 ? "memory" : "memories"}, newest first.`}
+            </p>
+            <MemoryTable ws={ws} page={page} />
+            {!searching && <Pager page={page} onPage={pageTo} />}
+          </>
+        )}
+      </Loading>
+    </>
+  );
+}
+
+const TEMPORAL_CHOICES: [string, string][] = [
+  ["persistent", "Persistent"],
+  ["time_bound", "Time-bound"],
+];
+const IMPORTANCE_CHOICES: [string, string][] = [2, 3, 4, 5, 6, 7, 8, 9, 10].map((n) => [String(n), `${n} or more`]);
+const AGE_CHOICES: [string, string][] = [
+  ["day", "Last 24 hours"],
+  ["week", "Last 7 days"],
+  ["month", "Last 30 days"],
+  ["older-month", "Older than 30 days"],
+  ["older-quarter", "Older than 90 days"],
+];
+
+/** A labelled filter whose value lives in the hash; "Any" leaves it out. */
+function Choice({ name, label, params, options }: { name: string; label: string; params: URLSearchParams; options: [string, string][] }) {
+  return (
+    <div class="field">
+      <label for={name}>{label}</label>
+      <select id={name} name={name} value={params.get(name) ?? ""}>
+        <option value="">Any</option>
+        {options.map(([value, text]) => (
+          <option key={value} value={value}>
+            {text}
+          </option>
+        ))}
+      </select>
+    </div>
+  );
+}
+
+function Pager({ page, onPage, size = 25 }: { page: MemoryPage; onPage: (offset: number) => void; size?: number }) {
+  if (page.total <= size) return null;
+  return (
+    <nav class="pager" aria-label="Pages">
+      <button type="button" disabled={page.offset === 0} onClick={() => onPage(Math.max(0, page.offset - size))}>
+        Previous
+      </button>
+      <span>
+        {page.offset + 1}–{Math.min(page.total, page.offset + size)} of {page.total}
+      </span>
+      <button type="button" disabled={page.offset + size >= page.total} onClick={() => onPage(page.offset + size)}>
+        Next
+      </button>
+    </nav>
+  );
+}
+
+function MemoryTable({ ws, page }: { ws: string; page: MemoryPage }) {
+  if (page.memories.length === 0) return <p>No memories here.</p>;
+  const scored = page.memories.some(isHit);
+  return (
+    <table class="memories">
+      <thead>
+        <tr>
+          <th scope="col">Memory</th>
+          {scored && <th scope="col" class="num">Score</th>}
+          {scored && <th scope="col" class="num">Similarity</th>}
+          <th scope="col">Categories</th>
+          <th scope="col" class="num">Importance</th>
+          <th scope="col">Temporal</th>
+          <th scope="col">Created</th>
+          <th scope="col" class="num">Recalls</th>
+        </tr>
+      </thead>
+      <tbody>
+        {page.memories.map((m) => (
+          <tr key={m.id}>
+            <td>
+              <a href={`#/w/${ws}/m/${m.id}`}>{shortText(m.text)}</a>
+            </td>
+            {isHit(m) && <td class="num score">{m.score.toFixed(3)}</td>}
+            {isHit(m) && <td class="num similarity">{m.similarity.toFixed(3)}</td>}
+            <td>
+              <Categories list={m.categories} />
+            </td>
+            <td class="num">{m.importance}</td>
+            <td>
+              <Temporal m={m} />
+            </td>
+            <td class="nowrap">{m.created_at.slice(0, 10)}</td>
+            <td class="num">{m.access_count}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+const Categories = ({ list }: { list: string[] }) => (
+  <ul class="tags" aria-label="Categories">
+    {list.map((c) => (
+      <li key={c}>{c}</li>
+    ))}
+  </ul>
+);
+
+const Temporal = ({ m }: { m: DashboardMemory }) =>
+  m.temporal.type === "persistent" ? (
+    <span>persistent</span>
+  ) : (
+    <span class={m.expired ? "expired" : ""}>
+      until {m.temporal.valid_until?.slice(0, 10)}
+      {m.expired ? " (expired)" : ""}
+    </span>
+  );
+
+function Memory({ ws, id }: { ws: string; id: string }) {
+  const state = useApi<DashboardMemory>(`/api/workspaces/${ws}/memories/${id}`);
+  return (
+    <>
+      <h1 tabIndex={-1}>Memory #{id}</h1>
+      <p>
+        <a href={`#/w/${ws}`} onClick={(e) => history.length > 1 && (e.preventDefault(), history.back())}>
+          ← Back to the memories
+        </a>
+      </p>
+      <Loading state={state}>
+        {(m) => (
+          <article class="memory" aria-label={`Memory ${m.id}`}>
+            <blockquote class="text">{m.text}</blockquote>
+            <dl class="facts">
+              <dt>Categories</dt>
+              <dd>
+                <Categories list={m.categories} />
+              </dd>
+              <dt>Importance</dt>
+              <dd>{m.importance} of 10</dd>
+              <dt>Temporal</dt>
+              <dd>
+                <Temporal m={m} />
+              </dd>
+              <dt>Length</dt>
+              <dd>{m.characters} characters</dd>
+              <dt>Created</dt>
+              <dd>{when(m.created_at)}</dd>
+              <dt>Updated</dt>
+              <dd>{when(m.updated_at)}</dd>
+              <dt>Last recalled</dt>
+              <dd>{when(m.last_accessed_at)}</dd>
+              <dt>Recalls</dt>
+              <dd>{m.access_count}</dd>
+              <dt>Embedded by</dt>
+              <dd>
+                <code>{m.embedder_id}</code>
+              </dd>
+              <dt>Meta</dt>
+              <dd>
+                {Object.keys(m.meta).length === 0 ? <span class="muted">none</span> : <pre>{JSON.stringify(m.meta, null, 2)}</pre>}
+              </dd>
+            </dl>
+          </article>
+        )}
+      </Loading>
+    </>
+  );
+}
+
+const SIGNAL_LABELS: Record<string, string> = {
+  total_memories: "Memories",
+  stale_memories: "Stale",
+  duplicate_memories: "Duplicate pairs",
+  overlong_memories: "Overlong",
+  never_retrieved_memories: "Never retrieved",
+  open_recommendations: "Open recommendations",
+};
+
+const LISTS = [
+  { list: "stale", title: "Stale memories", help: "expired, or not recalled for 90 days" },
+  { list: "duplicates", title: "Duplicate pairs", help: "pairs that say nearly the same thing" },
+  { list: "never_retrieved", title: "Never retrieved", help: "older than 7 days and never recalled" },
+  { list: "overlong", title: "Overlong memories", help: "over 1,000 characters" },
+] as const;
+
+function Health({ ws, params }: { ws: string; params: URLSearchParams }) {
+  const state = useApi<HealthResponse>(`/api/workspaces/${ws}/health`);
+  const list = params.get("list") ?? "stale";
+  return (
+    <>
+      <h1 tabIndex={-1}>Health</h1>
+      <Loading state={state}>
+        {(h) => (
+          <>
+            <section aria-labelledby="score-title" class="score-card">
+              <h2 id="score-title">Quality score</h2>
+              <p class="score-value">
+                <meter min={0} max={100} low={60} high={85} optimum={100} value={h.quality_score} aria-label="Quality score">
+                  {h.quality_score}
+                </meter>
+                <strong>{h.quality_score}</strong> / 100
+              </p>
+              <p class="muted">Generated {when(h.generated_at)}</p>
+            </section>
+            <section aria-labelledby="signals-title">
+              <h2 id="signals-title">Signals</h2>
+              <dl class="signals">
+                {Object.entries(h.signals).map(([name, value]) => (
+                  <div key={name}>
+                    <dt>{SIGNAL_LABELS[name] ?? name}</dt>
+                    <dd>{value}</dd>
+                  </div>
+                ))}
+              </dl>
+            </section>
+            <section aria-labelledby="recs-title">
+              <h2 id="recs-title">Recommendations</h2>
+              {h.recommendations.length === 0 ? (
+                <p>None: nothing to act on.</p>
+              ) : (
+                <ul class="recommendations">
+                  {h.recommendations.map((r) => (
+                    <li key={r.code}>
+                      <code>{r.code}</code> ({r.count}): {r.message}
+                    </li>
+                  ))}
+                </ul>
+              )}
+            </section>
+          </>
+        )}
+      </Loading>
+      <section aria-labelledby="lists-title">
+        <h2 id="lists-title">The memories behind the signals</h2>
+        <nav class="tabs sub" aria-label="Health lists">
+          {LISTS.map((l) => (
+            <a key={l.list} href={`#/w/${ws}/health?list=${l.list}`} aria-current={list === l.list ? "page" : undefined}>
+              {l.title}
+            </a>
+          ))}
+        </nav>
+        <p class="muted">{LISTS.find((l) => l.list === list)?.help}</p>
+        {list === "duplicates" ? <Duplicates ws={ws} /> : <SignalList ws={ws} list={list} params={params} />}
+      </section>
+    </>
+  );
+}
+
+function SignalList({ ws, list, params }: { ws: string; list: string; params: URLSearchParams }) {
+  const offset = params.get("offset") ?? "0";
+  const state = useApi<MemoryPage>(`/api/workspaces/${ws}/health/${list}?offset=${offset}`);
+  return (
+    <Loading state={state}>
+      {(page) => (
+        <>
+          <MemoryTable ws={ws} page={page} />
+          <Pager page={page} onPage={(o) => (location.hash = `#/w/${ws}/health?list=${list}&offset=${o}`)} />
+        </>
+      )}
+    </Loading>
+  );
+}
+
+function Duplicates({ ws }: { ws: string }) {
+  const state = useApi<{ pairs: DuplicateView[] }>(`/api/workspaces/${ws}/health/duplicates`);
+  return (
+    <Loading state={state}>
+      {({ pairs }) =>
+        pairs.length === 0 ? (
+          <p>No memories here.</p>
+        ) : (
+          <table>
+            <thead>
+              <tr>
+                <th scope="col" class="num">Similarity</th>
+                <th scope="col">One</th>
+                <th scope="col">The other</th>
+              </tr>
+            </thead>
+            <tbody>
+              {pairs.map((p) => (
+                <tr key={`${p.a.id}-${p.b.id}`}>
+                  <td class="num">{p.cosine.toFixed(3)}</td>
+                  <td>
+                    <a href={`#/w/${ws}/m/${p.a.id}`}>{shortText(p.a.text, 100)}</a>
+                  </td>
+                  <td>
+                    <a href={`#/w/${ws}/m/${p.b.id}`}>{shortText(p.b.text, 100)}</a>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )
+      }
+    </Loading>
+  );
+}
+
+function Charts({ ws }: { ws: string }) {
+  const state = useApi<MemoryStats>(`/api/workspaces/${ws}/stats`);
+  const now = Date.now();
+  return (
+    <>
+      <h1 tabIndex={-1}>Charts</h1>
+      <Loading state={state}>
+        {(s) => (
+          <div class="charts">
+            <BarChart id="created" title={`Memories stored per day (last ${CHART_DAYS} days)`} unit="memories" bars={dailyBars(s.createdPerDay, CHART_DAYS, now)} />
+            <BarChart id="recalls" title={`Recalls per day (last ${CHART_DAYS} days)`} unit="recalls" bars={dailyBars(s.recallsPerDay, CHART_DAYS, now)} />
+            <BarChart
+              id="categories"
+              title="Categories"
+              unit="labels"
+              bars={s.categories.slice(0, 12).map((c) => ({ label: c.category, value: c.count }))}
+            />
+            <BarChart
+              id="importance"
+              title="Importance"
+              unit="memories"
+              bars={Array.from({ length: 10 }, (_, i) => ({
+                label: String(i + 1),
+                value: s.importance.find((x) => x.importance === i + 1)?.count ?? 0,
+              }))}
+            />
+          </div>
+        )}
+      </Loading>
+    </>
+  );
+}
+
+render(<App />, document.getElementById("app")!);
