@@ -1,0 +1,224 @@
+// `brain-mcp ui` over real HTTP: the session token, the cookie it becomes, the Host check, read-only answers, and
+// JSON that agrees with the service's own API on a store the real `serve` filled. Never a key, its hash or prefix.
+// Runs on SQLite, and on PostgreSQL in the service suite's PostgreSQL run (test/postgres/vitest.service.config.ts).
+import { createHash } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ROUTES } from "../../src/contract/wire.js";
+import { baseEnv, call, runCli, startService, usageCounts, type ServiceHandle } from "../support/service.js";
+import { fillThroughService, MEMORIES, rawGet, startUi, type UiHandle } from "./support.js";
+
+let service: ServiceHandle;
+let ui: UiHandle;
+let stored: Record<string, any>[];
+/** Every body the dashboard answered, checked at the end for key material. */
+const seen: string[] = [];
+
+beforeAll(async () => {
+  service = await startService();
+  stored = await fillThroughService(service);
+  ui = await startUi(service.storeArgs, baseEnv());
+}, 120_000);
+
+afterAll(async () => {
+  await ui?.stop();
+  await service?.stop();
+});
+
+const ws = () => service.workspaceId;
+async function get(path: string, headers: Record<string, string> = {}) {
+  const res = await rawGet(ui.port, path, { cookie: ui.cookie, ...headers });
+  seen.push(res.text);
+  return res;
+}
+
+describe("the session token", () => {
+  it("the printed URL is on 127.0.0.1 and its token is 32 random bytes, base64url", () => {
+    expect(ui.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/\?token=[A-Za-z0-9_-]{43}$/);
+    expect(Buffer.from(ui.token, "base64url")).toHaveLength(32);
+  });
+
+  it("the first visit trades the token for an HttpOnly SameSite=Strict cookie and drops it from the address", async () => {
+    const first = await rawGet(ui.port, `/?token=${ui.token}`);
+    expect(first.status).toBe(303);
+    expect(first.headers.location).toBe("/");
+    const cookie = String(first.headers["set-cookie"]);
+    expect(cookie).toContain(`brain_ui_${ui.port}=${ui.token}`);
+    expect(cookie).toMatch(/HttpOnly/);
+    expect(cookie).toMatch(/SameSite=Strict/);
+    const page = await get("/");
+    expect(page.status).toBe(200);
+    expect(page.headers["content-type"]).toMatch(/text\/html/);
+    expect(page.text).toContain('<script type="module" src="/app.js">');
+    expect(String(page.headers["content-security-policy"])).toContain("default-src 'none'");
+  });
+
+  it("without a token or cookie, the page, the bundle and every JSON endpoint are 401", async () => {
+    for (const path of ["/", "/app.js", "/api/workspaces", `/api/workspaces/${ws()}/memories`, `/api/workspaces/${ws()}/health`]) {
+      const res = await rawGet(ui.port, path);
+      expect(res.status, path).toBe(401);
+      expect(res.text).not.toContain("memor"); // no data in a refusal
+    }
+  });
+
+  it("a wrong token is 403 and sets no cookie; a wrong or foreign cookie is 401", async () => {
+    const wrong = await rawGet(ui.port, `/?token=${"A".repeat(43)}`);
+    expect(wrong.status).toBe(403);
+    expect(wrong.headers["set-cookie"]).toBeUndefined();
+    expect((await rawGet(ui.port, "/api/workspaces", { cookie: `brain_ui_${ui.port}=${ui.token.slice(1)}x` })).status).toBe(401);
+    // the right token under another port's cookie name is another session's
+    expect((await rawGet(ui.port, "/api/workspaces", { cookie: `brain_ui_1=${ui.token}` })).status).toBe(401);
+    // a token in the query of a JSON request is checked too, never ignored
+    expect((await rawGet(ui.port, `/api/workspaces?token=nope`, { cookie: ui.cookie })).status).toBe(403);
+  });
+
+  it("a foreign Host header is refused even with the session's cookie (DNS rebinding); localhost is fine", async () => {
+    for (const host of [`evil.example:${ui.port}`, "evil.example", `127.0.0.1:${ui.port + 1}`, `127.0.0.1.evil.example:${ui.port}`]) {
+      const res = await rawGet(ui.port, "/api/workspaces", { cookie: ui.cookie, host });
+      expect(res.status, host).toBe(403);
+      expect(res.text).not.toContain(service.apiKey);
+    }
+    expect((await rawGet(ui.port, `/?token=${ui.token}`, { host: `evil.example:${ui.port}` })).headers["set-cookie"]).toBeUndefined();
+    expect((await get("/api/workspaces", { host: `localhost:${ui.port}` })).status).toBe(200);
+  });
+
+  it("is read-only: POST, PUT and DELETE are 405", async () => {
+    for (const method of ["POST", "PUT", "DELETE"]) {
+      expect((await rawGet(ui.port, "/api/workspaces", { cookie: ui.cookie }, method)).status).toBe(405);
+    }
+  });
+
+  it("refuses to listen beyond loopback unless told, before opening any store", async () => {
+    const refused = await runCli(["ui", "--host", "0.0.0.0", "--db", "/nonexistent/dir/brain.db"]);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain("--allow-remote");
+    expect(refused.stdout).toBe("");
+  });
+});
+
+describe("what the dashboard reads", () => {
+  it("lists the workspace with its status, plan, counts and the quality score the service's health gives", async () => {
+    const health = await call(service.baseURL, "GET", ROUTES.health.path, { key: service.apiKey });
+    const res = await get("/api/workspaces");
+    const mine = res.json.workspaces.find((w: any) => w.id === ws());
+    expect(mine).toMatchObject({
+      name: "primary",
+      status: "active",
+      plan: "free",
+      billing_cycle: "monthly",
+      memories: MEMORIES.length,
+      live_keys: 1,
+      writes: MEMORIES.length,
+      quality_score: health.json.quality_score,
+    });
+    expect((await get(`/api/workspaces/${ws()}`)).json).toEqual(mine);
+  });
+
+  it("searches with the service's own retrieval: the same ranking, scores and similarities, and no recall is counted", async () => {
+    const query = "how do we roll back a deploy?";
+    const before = await usageCounts(service, ws());
+    const search = await get(`/api/workspaces/${ws()}/memories?q=${encodeURIComponent(query)}`);
+    expect(search.status).toBe(200);
+    const hits = search.json.memories;
+    expect(hits[0].text).toBe(MEMORIES[1]);
+    // The dashboard is not an agent: its searches leave recall counts, recency and "never retrieved" alone.
+    expect(await usageCounts(service, ws())).toEqual(before);
+    expect(hits.every((h: any) => h.access_count === 0 && h.last_accessed_at === null)).toBe(true);
+
+    const api = await call(service.baseURL, "POST", ROUTES.retrieve.path, { key: service.apiKey, json: { query, top_k: 50 } });
+    expect(hits.map((h: any) => [h.id, h.score, h.similarity])).toEqual(api.json.memories.map((m: any) => [m.id, m.score, m.similarity]));
+  });
+
+  it("filters by category, temporal type, importance and age as the store holds the memories", async () => {
+    const domain = stored[0]!.categories[0] as string;
+    const withDomain = stored.filter((s) => s.categories.includes(domain)).map((s) => s.memory_id).sort();
+    const byCategory = await get(`/api/workspaces/${ws()}/memories?category=${encodeURIComponent(domain)}`);
+    expect(byCategory.json.total).toBe(withDomain.length);
+    expect(byCategory.json.memories.map((m: any) => m.id).sort()).toEqual(withDomain);
+
+    const timeBound = stored.filter((s) => s.temporal.type === "time_bound").map((s) => s.memory_id).sort();
+    expect(timeBound.length).toBeGreaterThan(0);
+    const byTemporal = await get(`/api/workspaces/${ws()}/memories?temporal=time_bound`);
+    expect(byTemporal.json.memories.map((m: any) => m.id).sort()).toEqual(timeBound);
+
+    const important = stored.filter((s) => s.importance >= 7).map((s) => s.memory_id).sort();
+    const byImportance = await get(`/api/workspaces/${ws()}/memories?min_importance=7`);
+    expect(byImportance.json.memories.map((m: any) => m.id).sort()).toEqual(important);
+
+    expect((await get(`/api/workspaces/${ws()}/memories?age=day`)).json.total).toBe(MEMORIES.length);
+    expect((await get(`/api/workspaces/${ws()}/memories?age=older-month`)).json.total).toBe(0);
+
+    // a search narrowed by a filter keeps the retrieval's order
+    const narrowed = await get(`/api/workspaces/${ws()}/memories?q=deploy&category=${encodeURIComponent(domain)}`);
+    expect(narrowed.json.memories.every((m: any) => m.categories.includes(domain))).toBe(true);
+    const scores = narrowed.json.memories.map((m: any) => m.score);
+    expect(scores).toEqual([...scores].sort((a: number, b: number) => b - a));
+  });
+
+  it("pages the list newest first, 25 at a time", async () => {
+    const all = await get(`/api/workspaces/${ws()}/memories`);
+    expect(all.json.total).toBe(MEMORIES.length);
+    const ids = all.json.memories.map((m: any) => m.id);
+    expect(ids).toEqual([...stored.map((s) => s.memory_id)].reverse());
+    const second = await get(`/api/workspaces/${ws()}/memories?offset=15`);
+    expect(second.json.memories.map((m: any) => m.id)).toEqual(ids.slice(15));
+  });
+
+  it("opens one memory with its judgement, times and meta", async () => {
+    const s = stored[2]!;
+    const res = await get(`/api/workspaces/${ws()}/memories/${s.memory_id}`);
+    expect(res.json).toMatchObject({
+      id: s.memory_id,
+      text: MEMORIES[2],
+      importance: s.importance,
+      categories: s.categories,
+      temporal: s.temporal,
+      meta: { source: "ui-test" },
+      characters: MEMORIES[2].length,
+      expired: false,
+      created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/),
+    });
+  });
+
+  it("health and its lists agree with the service's health; charts count what was stored and recalled", async () => {
+    const api = await call(service.baseURL, "GET", ROUTES.health.path, { key: service.apiKey });
+    const health = await get(`/api/workspaces/${ws()}/health`);
+    expect(health.json.signals).toEqual(api.json.signals);
+    expect(health.json.quality_score).toBe(api.json.quality_score);
+    for (const list of ["stale", "never_retrieved", "overlong"]) {
+      const res = await get(`/api/workspaces/${ws()}/health/${list}`);
+      expect(res.status).toBe(200);
+      expect(res.json.total).toBe(0); // all fresh, short, and younger than 7 days
+    }
+    expect((await get(`/api/workspaces/${ws()}/health/duplicates`)).json.pairs).toEqual([]);
+
+    const stats = (await get(`/api/workspaces/${ws()}/stats`)).json;
+    expect(stats.createdPerDay.reduce((n: number, d: any) => n + d.count, 0)).toBe(MEMORIES.length);
+    expect(stats.importance.reduce((n: number, d: any) => n + d.count, 0)).toBe(MEMORIES.length);
+    const labels = stored.flatMap((s) => s.categories);
+    expect(stats.categories.reduce((n: number, d: any) => n + d.count, 0)).toBe(labels.length);
+    expect(stats.categories[0].count).toBe(Math.max(...stats.categories.map((c: any) => c.count)));
+    const { read } = await usageCounts(service, ws());
+    expect(stats.recallsPerDay.reduce((n: number, d: any) => n + d.count, 0)).toBe(read);
+  });
+
+  it("bad parameters are 400 naming the parameter; unknown workspaces, memories and lists are 404", async () => {
+    expect((await get(`/api/workspaces/${ws()}/memories?temporal=forever`)).json.error).toContain("temporal");
+    expect((await get(`/api/workspaces/${ws()}/memories?min_importance=11`)).status).toBe(400);
+    expect((await get(`/api/workspaces/${ws()}/memories?age=decade`)).json.error).toContain("age");
+    expect((await get(`/api/workspaces/${ws()}/memories?offset=-1`)).status).toBe(400);
+    expect((await get(`/api/workspaces/${ws()}/memories?q=${"x".repeat(2001)}`)).status).toBe(400);
+    expect((await get("/api/workspaces/999999")).status).toBe(404);
+    expect((await get("/api/workspaces/999999/memories")).status).toBe(404);
+    expect((await get(`/api/workspaces/${ws()}/memories/999999`)).status).toBe(404);
+    expect((await get(`/api/workspaces/${ws()}/health/everything`)).status).toBe(404);
+    expect((await get("/api/keys")).status).toBe(404);
+  });
+
+  it("no answer ever held the workspace's key, its hash or its prefix", () => {
+    const hash = createHash("sha256").update(service.apiKey).digest("hex");
+    const all = seen.join("\n");
+    expect(seen.length).toBeGreaterThan(20);
+    for (const secret of [service.apiKey, hash, service.apiKey.slice(0, 11)]) expect(all).not.toContain(secret);
+    expect(ui.stdout() + ui.stderr()).not.toContain(service.apiKey);
+  });
+});
