@@ -231,7 +231,7 @@ function Memories({ ws, params }: { ws: string; params: URLSearchParams }) {
           <>
             <p role="status" class="muted">
               {searching
-                ? `${page.total} ${page.total === 1 ? "memory matches" : "memories match"} the search, best first (the service's own retrieval; this search is not counted as a recall).`
+                ? `${page.total} ${page.total === 1 ? "memory" : "memories"} found by meaning, best first (the service's own retrieval; this search is not counted as a recall).`
                 : `${page.total} ${page.total === 1 ? "memory" : "memories"}, newest first.`}
             </p>
             <MemoryTable ws={ws} page={page} />
@@ -319,7 +319,7 @@ function MemoryTable({ ws, page }: { ws: string; page: MemoryPage }) {
               <Categories list={m.categories} />
             </td>
             <td class="num">{m.importance}</td>
-            <td>
+            <td class="nowrap">
               <Temporal m={m} />
             </td>
             <td class="nowrap">{m.created_at.slice(0, 10)}</td>

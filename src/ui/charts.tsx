@@ -8,7 +8,9 @@ export interface Bar {
 
 const WIDTH = 640;
 const HEIGHT = 180;
-const PAD = { top: 12, right: 8, bottom: 28, left: 36 };
+const PAD = { top: 12, right: 8, bottom: 40, left: 36 };
+/** About how wide one character of an axis label is, in the chart's units. */
+const LABEL_CHAR_WIDTH = 6.5;
 
 /** A titled bar chart; its summary (role="img") names the largest bars for people who cannot see it. */
 export function BarChart({ id, title, bars, unit }: { id: string; title: string; bars: Bar[]; unit: string }) {
@@ -25,6 +27,8 @@ export function BarChart({ id, title, bars, unit }: { id: string; title: string;
       : `${title}: ${total} ${unit} in all; most: ${top.map((b) => `${b.label} (${b.value})`).join(", ")}.`;
   // Label every bar when they fit, else about eight evenly spaced.
   const labelEvery = bars.length <= 12 ? 1 : Math.ceil(bars.length / 8);
+  // Labels wider than their bar take two rows, alternating, so neighbours never overlap.
+  const stagger = bars.some((b) => b.label.length * LABEL_CHAR_WIDTH > step * labelEvery);
   return (
     <figure class="chart" aria-labelledby={`${id}-title`}>
       <figcaption id={`${id}-title`}>{title}</figcaption>
@@ -45,7 +49,7 @@ export function BarChart({ id, title, bars, unit }: { id: string; title: string;
                 <title>{`${b.label}: ${b.value}`}</title>
               </rect>
               {i % labelEvery === 0 && (
-                <text x={x + barW / 2} y={HEIGHT - 10} class="tick" text-anchor="middle">
+                <text x={x + barW / 2} y={stagger && (i / labelEvery) % 2 === 1 ? HEIGHT - 6 : HEIGHT - 20} class="tick" text-anchor="middle">
                   {b.label}
                 </text>
               )}

@@ -5,7 +5,7 @@ import { createHash } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ROUTES } from "../../src/contract/wire.js";
 import { baseEnv, call, runCli, startService, usageCounts, type ServiceHandle } from "../support/service.js";
-import { fillThroughService, MEMORIES, rawGet, startUi, type UiHandle } from "./support.js";
+import { fillThroughService, MEMORIES, OVERLONG, rawGet, startUi, type UiHandle } from "./support.js";
 
 let service: ServiceHandle;
 let ui: UiHandle;
@@ -105,9 +105,9 @@ describe("what the dashboard reads", () => {
       status: "active",
       plan: "free",
       billing_cycle: "monthly",
-      memories: MEMORIES.length,
+      memories: stored.length,
       live_keys: 1,
-      writes: MEMORIES.length,
+      writes: stored.length,
       quality_score: health.json.quality_score,
     });
     expect((await get(`/api/workspaces/${ws()}`)).json).toEqual(mine);
@@ -144,7 +144,7 @@ describe("what the dashboard reads", () => {
     const byImportance = await get(`/api/workspaces/${ws()}/memories?min_importance=7`);
     expect(byImportance.json.memories.map((m: any) => m.id).sort()).toEqual(important);
 
-    expect((await get(`/api/workspaces/${ws()}/memories?age=day`)).json.total).toBe(MEMORIES.length);
+    expect((await get(`/api/workspaces/${ws()}/memories?age=day`)).json.total).toBe(stored.length);
     expect((await get(`/api/workspaces/${ws()}/memories?age=older-month`)).json.total).toBe(0);
 
     // a search narrowed by a filter keeps the retrieval's order
@@ -156,7 +156,7 @@ describe("what the dashboard reads", () => {
 
   it("pages the list newest first, 25 at a time", async () => {
     const all = await get(`/api/workspaces/${ws()}/memories`);
-    expect(all.json.total).toBe(MEMORIES.length);
+    expect(all.json.total).toBe(stored.length);
     const ids = all.json.memories.map((m: any) => m.id);
     expect(ids).toEqual([...stored.map((s) => s.memory_id)].reverse());
     const second = await get(`/api/workspaces/${ws()}/memories?offset=15`);
@@ -184,16 +184,21 @@ describe("what the dashboard reads", () => {
     const health = await get(`/api/workspaces/${ws()}/health`);
     expect(health.json.signals).toEqual(api.json.signals);
     expect(health.json.quality_score).toBe(api.json.quality_score);
-    for (const list of ["stale", "never_retrieved", "overlong"]) {
+    expect(health.json.signals.overlong_memories).toBe(1);
+    expect(health.json.recommendations.map((r: any) => r.code)).toContain("overlong_memories");
+    const overlong = await get(`/api/workspaces/${ws()}/health/overlong`);
+    expect(overlong.json.total).toBe(1);
+    expect(overlong.json.memories[0]).toMatchObject({ text: OVERLONG, characters: OVERLONG.length });
+    for (const list of ["stale", "never_retrieved"]) {
       const res = await get(`/api/workspaces/${ws()}/health/${list}`);
       expect(res.status).toBe(200);
-      expect(res.json.total).toBe(0); // all fresh, short, and younger than 7 days
+      expect(res.json.total).toBe(0); // all fresh and younger than 7 days
     }
     expect((await get(`/api/workspaces/${ws()}/health/duplicates`)).json.pairs).toEqual([]);
 
     const stats = (await get(`/api/workspaces/${ws()}/stats`)).json;
-    expect(stats.createdPerDay.reduce((n: number, d: any) => n + d.count, 0)).toBe(MEMORIES.length);
-    expect(stats.importance.reduce((n: number, d: any) => n + d.count, 0)).toBe(MEMORIES.length);
+    expect(stats.createdPerDay.reduce((n: number, d: any) => n + d.count, 0)).toBe(stored.length);
+    expect(stats.importance.reduce((n: number, d: any) => n + d.count, 0)).toBe(stored.length);
     const labels = stored.flatMap((s) => s.categories);
     expect(stats.categories.reduce((n: number, d: any) => n + d.count, 0)).toBe(labels.length);
     expect(stats.categories[0].count).toBe(Math.max(...stats.categories.map((c: any) => c.count)));

@@ -28,10 +28,28 @@ export const MEMORIES = [
   "Remember to water the plants in the meeting room on Fridays.",
 ] as const;
 
-/** Stores MEMORIES through the service's API; returns the store answers (ids, categories, importance, temporal). */
+/** One memory over health's 1,000 characters: a runbook pasted whole. */
+export const OVERLONG = [
+  "Release runbook for the billing service, step by step.",
+  "First, freeze merges to the main branch and announce the release window in the engineering channel.",
+  "Second, run the full integration suite against staging and wait for every check to turn green.",
+  "Third, take a snapshot of the billing database and confirm the snapshot finished before continuing.",
+  "Fourth, deploy the new version to one canary instance and watch error rates and latency for fifteen minutes.",
+  "Fifth, if the canary looks healthy, roll the release out to the remaining instances in batches of four.",
+  "Sixth, run the smoke tests that create, update and cancel a test subscription in production.",
+  "Seventh, unfreeze merges and post the release notes with the list of changes and their tickets.",
+  "If anything fails along the way, stop the rollout, restore traffic to the previous version, and open an incident.",
+  "Keep the snapshot for at least two weeks so that a late-found data problem can still be repaired from it.",
+  "Finally, update the release calendar and hand the pager to the next on-call engineer with a short summary.",
+].join(" ");
+
+/** Every text fillThroughService stores, in order. */
+export const STORED_TEXTS: readonly string[] = [...MEMORIES, OVERLONG];
+
+/** Stores STORED_TEXTS through the service's API; returns the store answers (ids, categories, importance, temporal). */
 export async function fillThroughService(service: ServiceHandle): Promise<Record<string, any>[]> {
   const answers = [];
-  for (const text of MEMORIES) {
+  for (const text of STORED_TEXTS) {
     const res = await call(service.baseURL, "POST", ROUTES.store.path, { key: service.apiKey, json: { text, meta: { source: "ui-test" } } });
     if (res.status !== 200) throw new Error(`store failed (${res.status}): ${res.text}`);
     answers.push(res.json);

@@ -1,0 +1,204 @@
+/// <reference lib="dom" />
+/// <reference lib="dom.iterable" />
+// The dashboard in a real browser: Debian's chromium driven by playwright-core, over a store the real `serve` filled
+// and the real `brain-mcp ui`. Screenshots go to test/ui/artifacts/ (CI keeps them). Skips, saying so, where
+// /usr/bin/chromium is absent; under CI it must be there (.ci/run installs it), so there it fails instead.
+import { existsSync, mkdirSync } from "node:fs";
+import { join } from "node:path";
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ROUTES } from "../../src/contract/wire.js";
+import { baseEnv, call, ROOT, startService, type ServiceHandle } from "../support/service.js";
+import { fillThroughService, MEMORIES, STORED_TEXTS, startUi, type UiHandle } from "./support.js";
+
+const CHROMIUM = "/usr/bin/chromium";
+const RECALLS = ["who is on call?", "where is the staging database?", "when is the offsite?"];
+const ARTIFACTS = join(ROOT, "test", "ui", "artifacts");
+/** The README's picture, written when BRAIN_UI_README_SCREENSHOT=1 (kept in git, so not on every run). */
+const README_SCREENSHOT = join(ROOT, "docs", "dashboard.png");
+
+const available = existsSync(CHROMIUM) || Boolean(process.env.CI);
+if (!available) process.stderr.write(`dashboard browser tests skipped: ${CHROMIUM} not found (apt-get install chromium enables them)\n`);
+
+describe.skipIf(!available)("the dashboard in chromium", () => {
+  let service: ServiceHandle;
+  let ui: UiHandle;
+  let browser: Browser;
+  let page: Page;
+  let stored: Record<string, any>[];
+  const elsewhere: string[] = [];
+  const shot = (name: string) => page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true });
+
+  beforeAll(async () => {
+    mkdirSync(ARTIFACTS, { recursive: true });
+    const { chromium } = await import("playwright-core");
+    [service, browser] = await Promise.all([
+      startService(),
+      chromium.launch({
+        executablePath: CHROMIUM,
+        args: ["--no-sandbox", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
+      }),
+    ]);
+    stored = await fillThroughService(service);
+    // An agent's recalls, for the recalls chart.
+    for (const query of RECALLS) {
+      await call(service.baseURL, "POST", ROUTES.retrieve.path, { key: service.apiKey, json: { query } });
+    }
+    ui = await startUi(service.storeArgs, baseEnv());
+    page = await browser.newPage({ viewport: { width: 1280, height: 860 } });
+    // A missing element fails its step with the locator named, well within the test's own timeout.
+    page.setDefaultTimeout(10_000);
+    // Nothing may load from anywhere but the dashboard itself (checked in the last test).
+    page.on("request", (request) => {
+      if (!request.url().startsWith(ui.base) && !request.url().startsWith("data:")) elsewhere.push(request.url());
+    });
+  }, 120_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await ui?.stop();
+    await service?.stop();
+  });
+
+  it("opens from the printed URL, drops the token from the address, and lists the workspace", async () => {
+    const failed: string[] = [];
+    page.on("requestfailed", (r) => failed.push(r.url()));
+    await page.goto(ui.url);
+    expect(page.url()).toBe(`${ui.base}/`);
+    await expect(page.getByRole("heading", { level: 1, name: "Workspaces" }).waitFor()).resolves.toBeUndefined();
+    const row = page.getByRole("row", { name: /primary/ });
+    await row.waitFor();
+    const cells = await row.getByRole("cell").allTextContents();
+    expect(cells).toContain("active");
+    expect(cells).toContain(String(stored.length));
+    // the session cookie is invisible to the page's scripts
+    expect(await page.evaluate(() => document.cookie)).toBe("");
+    expect(failed).toEqual([]);
+    await shot("1-workspaces");
+  });
+
+  it("searches by meaning with the keyboard and shows the relevant memory first, with score and similarity", async () => {
+    await page.getByRole("link", { name: "primary" }).click();
+    await page.getByRole("heading", { level: 1, name: "Memories" }).waitFor();
+    await page.getByRole("status").filter({ hasText: `${stored.length} memories` }).waitFor();
+    // Tab from the view's heading reaches the search box; Enter submits.
+    const search = page.getByLabel("Search by meaning");
+    await page.getByRole("heading", { level: 1 }).focus();
+    for (let i = 0; i < 10 && !(await search.evaluate((el) => el === document.activeElement)); i++) await page.keyboard.press("Tab");
+    await expect(search.evaluate((el) => el === document.activeElement)).resolves.toBe(true);
+    await page.keyboard.type("who is allergic to nuts?");
+    await page.keyboard.press("Enter");
+    await page.getByRole("status").filter({ hasText: "found by meaning" }).waitFor();
+    const table = page.getByRole("table");
+    await expect(table.getByRole("columnheader").allTextContents()).resolves.toEqual(
+      expect.arrayContaining(["Score", "Similarity"]),
+    );
+    const first = table.getByRole("row").nth(1);
+    await expect(first.getByRole("link").textContent()).resolves.toBe(MEMORIES[4]);
+    const score = Number(await first.locator("td.score").textContent());
+    const similarity = Number(await first.locator("td.similarity").textContent());
+    expect(score).toBeGreaterThan(0);
+    expect(similarity).toBeGreaterThan(0);
+    expect(page.url()).toContain("q=who+is+allergic");
+    await shot("2-search");
+  });
+
+  it("filters by category and temporal type from the keyboard-reachable, labelled controls", async () => {
+    await page.getByRole("link", { name: "Clear" }).click();
+    await page.getByRole("status").filter({ hasText: `${stored.length} memories` }).waitFor();
+    const domain = stored[0]!.categories[0] as string;
+    const expected = stored.filter((s) => s.categories.includes(domain)).length;
+    const category = page.getByLabel("Category");
+    await category.focus();
+    await category.selectOption(domain);
+    await page.getByRole("status").filter({ hasText: new RegExp(`^${expected} memor`) }).waitFor();
+    const rows = page.getByRole("table").getByRole("row");
+    expect(await rows.count()).toBe(expected + 1);
+    for (const tags of await page.getByRole("table").getByRole("list", { name: "Categories" }).all()) {
+      expect(await tags.getByRole("listitem").allTextContents()).toContain(domain);
+    }
+    for (const label of ["Temporal type", "Minimum importance", "Age"]) await expect(page.getByLabel(label).count()).resolves.toBe(1);
+    await shot("3-filtered");
+  });
+
+  it("opens a memory and comes back to the same filtered list", async () => {
+    const link = page.getByRole("table").getByRole("row").nth(1).getByRole("link");
+    const id = Number((await link.getAttribute("href"))!.split("/m/")[1]);
+    const text = STORED_TEXTS[stored.findIndex((s) => s.memory_id === id)];
+    await link.focus();
+    await page.keyboard.press("Enter");
+    await page.getByRole("heading", { level: 1, name: /^Memory #\d+$/ }).waitFor();
+    const article = page.getByRole("article");
+    await expect(article.locator("blockquote").textContent()).resolves.toBe(text);
+    await expect(article.textContent()).resolves.toContain("ui-test");
+    await shot("4-memory");
+    await page.getByRole("link", { name: /Back to the memories/ }).click();
+    await page.getByRole("heading", { level: 1, name: "Memories" }).waitFor();
+    expect(page.url()).toContain("category=");
+  });
+
+  it("shows health: the quality score, its signals, recommendations and the lists behind them", async () => {
+    await page.getByRole("navigation", { name: "Workspace" }).getByRole("link", { name: "Health" }).click();
+    await page.getByRole("heading", { level: 1, name: "Health" }).waitFor();
+    await page.getByRole("heading", { name: "Quality score" }).waitFor();
+    const meter = page.getByRole("meter", { name: "Quality score" });
+    expect(Number(await meter.getAttribute("value"))).toBeGreaterThan(0);
+    await expect(page.getByRole("heading", { name: "Signals", exact: true }).isVisible()).resolves.toBe(true);
+    await expect(page.getByRole("heading", { name: "Recommendations" }).isVisible()).resolves.toBe(true);
+    const lists = page.getByRole("navigation", { name: "Health lists" });
+    expect(Number(await meter.getAttribute("value"))).toBeLessThan(100);
+    await page.getByText(/overlong_memories \(1\)/).waitFor();
+    for (const name of ["Stale memories", "Duplicate pairs", "Never retrieved"]) {
+      await lists.getByRole("link", { name }).click();
+      await expect(lists.getByRole("link", { name }).getAttribute("aria-current")).resolves.toBe("page");
+      await page.getByText("No memories here.").waitFor();
+    }
+    await lists.getByRole("link", { name: "Overlong memories" }).click();
+    await page.getByRole("link", { name: /^Release runbook for the billing service/ }).waitFor();
+    await shot("5-health");
+  });
+
+  it("draws the charts with readable summaries", async () => {
+    await page.getByRole("navigation", { name: "Workspace" }).getByRole("link", { name: "Charts" }).click();
+    await page.getByRole("heading", { level: 1, name: "Charts" }).waitFor();
+    const charts = page.getByRole("img");
+    await charts.first().waitFor();
+    const summaries = await charts.evaluateAll((els) => els.map((el) => el.getAttribute("aria-label") ?? ""));
+    expect(summaries).toHaveLength(4);
+    expect(summaries[0]).toContain(`${stored.length} memories in all`);
+    expect(summaries[1]).toContain(`${RECALLS.length} recalls in all`);
+    expect(summaries.every((s) => s.length > 0)).toBe(true);
+    await shot("6-charts");
+  });
+
+  it("every form control has an accessible name, and the keyboard reaches them all", async () => {
+    await page.goto(`${ui.base}/#/w/${service.workspaceId}`);
+    await page.getByRole("heading", { level: 1, name: "Memories" }).waitFor();
+    const unnamed = await page.evaluate(() =>
+      [...document.querySelectorAll("input, select, button, a[href]")]
+        .filter((el) => {
+          const labelled = (el as HTMLInputElement).labels?.length || el.getAttribute("aria-label") || (el.textContent ?? "").trim();
+          return !labelled;
+        })
+        .map((el) => el.outerHTML),
+    );
+    expect(unnamed).toEqual([]);
+    // Tab order visits every filter control.
+    const reached = new Set<string>();
+    await page.getByRole("heading", { level: 1 }).focus();
+    for (let i = 0; i < 25; i++) {
+      await page.keyboard.press("Tab");
+      const id = await page.evaluate(() => document.activeElement?.id || document.activeElement?.textContent || "");
+      reached.add(id);
+    }
+    for (const id of ["q", "category", "temporal", "min_importance", "age", "Search"]) expect(reached).toContain(id);
+    expect(elsewhere).toEqual([]);
+    if (process.env.BRAIN_UI_README_SCREENSHOT === "1") {
+      mkdirSync(join(ROOT, "docs"), { recursive: true });
+      await page.getByLabel("Search by meaning").fill("how do we deploy to production?");
+      await page.keyboard.press("Enter");
+      await page.getByRole("status").filter({ hasText: "found by meaning" }).waitFor();
+      await page.screenshot({ path: README_SCREENSHOT });
+    }
+  });
+});
