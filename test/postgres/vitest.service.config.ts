@@ -1,4 +1,4 @@
-// The service suite (test/service) against a real PostgreSQL instead of SQLite:
+// The service suite (test/service, and the dashboard's test/ui/server.test.ts) against a real PostgreSQL instead of SQLite:
 //   npx vitest run --config test/postgres/vitest.service.config.ts
 import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
@@ -10,7 +10,8 @@ export default defineConfig({
   test: {
     ...base.test,
     // Replaces the base include (mergeConfig would append to it).
-    include: ["test/service/**/*.test.ts"],
+    // The dashboard's HTTP test reads the same store through `brain-mcp ui`.
+    include: ["test/service/**/*.test.ts", "test/ui/server.test.ts"],
     globalSetup: ["test/postgres/global-setup.ts"],
   },
 });
