@@ -92,6 +92,9 @@ describe("the session token", () => {
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain("--allow-remote");
     expect(refused.stdout).toBe("");
+    const badPort = await runCli(["ui", "--port", "70000"]);
+    expect(badPort.code).toBe(2);
+    expect(badPort.stderr).toContain("--port must be 0..65535");
   });
 });
 

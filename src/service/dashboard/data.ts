@@ -85,6 +85,8 @@ export interface DashboardDeps {
 export interface Dashboard {
   workspaces(): Promise<WorkspaceOverview[]>;
   workspace(id: number): Promise<WorkspaceOverview | null>;
+  /** Whether the workspace exists (cheap: no counts, no health). */
+  hasWorkspace(id: number): Promise<boolean>;
   /** Filtered and paged; with a query, the service's retrieval ranks (up to TOP_K_MAX) and the filter narrows. */
   memories(workspaceId: number, request: { query?: string; filter: MemoryFilter; offset: number }): Promise<MemoryPage>;
   memory(workspaceId: number, id: number): Promise<DashboardMemory | null>;
@@ -167,6 +169,10 @@ export function createDashboard({ store, embedder, now = () => new Date() }: Das
     async workspace(id) {
       const summary = (await store.listWorkspaces()).find((s) => s.workspace.id === id);
       return summary ? overview(summary) : null;
+    },
+
+    async hasWorkspace(id) {
+      return (await store.getWorkspace(id)) !== null;
     },
 
     async memories(workspaceId, { query, filter, offset }) {

@@ -120,7 +120,7 @@ export function createUiApp(options: UiAppOptions): Hono {
   // Every route below reads one workspace: an unknown one is a 404, not an empty answer.
   const workspaceOf = async (c: Context): Promise<number | null> => {
     const ws = id(c.req.param("ws"));
-    return ws !== null && (await dashboard.workspace(ws)) ? ws : null;
+    return ws !== null && (await dashboard.hasWorkspace(ws)) ? ws : null;
   };
 
   app.get("/api/workspaces/:ws/memories", async (c) => {
