@@ -5,6 +5,8 @@ import { render, type ComponentChildren } from "preact";
 import { useEffect, useRef, useState } from "preact/hooks";
 import { api, isHit, type DashboardMemory, type DuplicateView, type HealthResponse, type MemoryPage, type MemoryStats, type WorkspaceOverview } from "./api.js";
 import { BarChart, dailyBars } from "./charts.js";
+import { AGE_RANGES, type HealthList } from "../service/dashboard/choices.js";
+import { NEVER_RETRIEVED_AFTER_DAYS, OVERLONG_CHARS, STALE_AFTER_DAYS } from "../service/health/index.js";
 import "./app.css";
 
 /** Days shown by the per-day charts. */
@@ -248,13 +250,7 @@ const TEMPORAL_CHOICES: [string, string][] = [
   ["time_bound", "Time-bound"],
 ];
 const IMPORTANCE_CHOICES: [string, string][] = [2, 3, 4, 5, 6, 7, 8, 9, 10].map((n) => [String(n), `${n} or more`]);
-const AGE_CHOICES: [string, string][] = [
-  ["day", "Last 24 hours"],
-  ["week", "Last 7 days"],
-  ["month", "Last 30 days"],
-  ["older-month", "Older than 30 days"],
-  ["older-quarter", "Older than 90 days"],
-];
+const AGE_CHOICES: [string, string][] = Object.entries(AGE_RANGES).map(([value, range]) => [value, range.label]);
 
 /** A labelled filter whose value lives in the hash; "Any" leaves it out. */
 function Choice({ name, label, params, options }: { name: string; label: string; params: URLSearchParams; options: [string, string][] }) {
@@ -273,7 +269,8 @@ function Choice({ name, label, params, options }: { name: string; label: string;
   );
 }
 
-function Pager({ page, onPage, size = 25 }: { page: MemoryPage; onPage: (offset: number) => void; size?: number }) {
+function Pager({ page, onPage }: { page: MemoryPage; onPage: (offset: number) => void }) {
+  const size = page.limit;
   if (page.total <= size) return null;
   return (
     <nav class="pager" aria-label="Pages">
@@ -409,12 +406,12 @@ const SIGNAL_LABELS: Record<string, string> = {
   open_recommendations: "Open recommendations",
 };
 
-const LISTS = [
-  { list: "stale", title: "Stale memories", help: "expired, or not recalled for 90 days" },
+const LISTS: { list: HealthList; title: string; help: string }[] = [
+  { list: "stale", title: "Stale memories", help: `expired, or not recalled for ${STALE_AFTER_DAYS} days` },
   { list: "duplicates", title: "Duplicate pairs", help: "pairs that say nearly the same thing" },
-  { list: "never_retrieved", title: "Never retrieved", help: "older than 7 days and never recalled" },
-  { list: "overlong", title: "Overlong memories", help: "over 1,000 characters" },
-] as const;
+  { list: "never_retrieved", title: "Never retrieved", help: `older than ${NEVER_RETRIEVED_AFTER_DAYS} days and never recalled` },
+  { list: "overlong", title: "Overlong memories", help: `over ${OVERLONG_CHARS.toLocaleString("en-US")} characters` },
+];
 
 function Health({ ws, params }: { ws: string; params: URLSearchParams }) {
   const state = useApi<HealthResponse>(`/api/workspaces/${ws}/health`);

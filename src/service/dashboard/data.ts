@@ -11,24 +11,10 @@ import { isExpired } from "../retrieval/score.js";
 import { VectorIndexes } from "../retrieval/vector-index.js";
 import type { MemoryFilter, MemoryRecord, MemoryStats, MemoryStore } from "../store/types.js";
 import { DAY_MS, isoSeconds } from "../time.js";
+import { AGE_RANGES, PAGE_SIZE, type AgeRange, type HealthList } from "./choices.js";
 
-/** Rows per page of a memory list. */
-export const PAGE_SIZE = 25;
 /** Most duplicate pairs listed (the health signal counts them all). */
 export const DUPLICATES_LISTED = 100;
-
-/** The age filter's choices: created within, or before, so many days. */
-export const AGE_RANGES = {
-  day: { withinDays: 1 },
-  week: { withinDays: 7 },
-  month: { withinDays: 30 },
-  "older-month": { olderDays: 30 },
-  "older-quarter": { olderDays: 90 },
-} as const;
-export type AgeRange = keyof typeof AGE_RANGES;
-
-export const HEALTH_LISTS = ["stale", "duplicates", "never_retrieved", "overlong"] as const;
-export type HealthList = (typeof HEALTH_LISTS)[number];
 
 export interface WorkspaceOverview {
   id: number;
@@ -67,6 +53,8 @@ export type SearchHit = DashboardMemory & { score: number; similarity: number };
 export interface MemoryPage {
   total: number;
   offset: number;
+  /** Rows per page (a search answers in one page). */
+  limit: number;
   memories: (DashboardMemory | SearchHit)[];
 }
 
@@ -155,7 +143,7 @@ export function createDashboard({ store, embedder, now = () => new Date() }: Das
   async function page(workspaceId: number, filter: MemoryFilter, offset: number): Promise<MemoryPage> {
     const found = await store.browseMemories(workspaceId, filter, { limit: PAGE_SIZE, offset });
     const nowMs = now().getTime();
-    return { total: found.total, offset, memories: found.memories.map((m) => toDashboardMemory(m, nowMs)) };
+    return { total: found.total, offset, limit: PAGE_SIZE, memories: found.memories.map((m) => toDashboardMemory(m, nowMs)) };
   }
 
   return {
@@ -192,7 +180,7 @@ export function createDashboard({ store, embedder, now = () => new Date() }: Das
         const record = kept.get(r.id);
         if (record) hits.push({ ...toDashboardMemory(record, nowMs), score: r.score, similarity: r.similarity });
       }
-      return { total: hits.length, offset: 0, memories: hits };
+      return { total: hits.length, offset: 0, limit: hits.length, memories: hits };
     },
 
     async memory(workspaceId, id) {

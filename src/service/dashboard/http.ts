@@ -8,7 +8,8 @@ import { fileURLToPath } from "node:url";
 import { Hono, type Context } from "hono";
 import { QUERY_MAX_CHARS } from "../../contract/limits.js";
 import type { ServiceLog } from "../types.js";
-import { HEALTH_LISTS, parseMemoryRequest, parseOffset, type Dashboard } from "./data.js";
+import { HEALTH_LISTS } from "./choices.js";
+import { parseMemoryRequest, parseOffset, type Dashboard } from "./data.js";
 
 /** Bytes of randomness in a session token (base64url in the printed URL). */
 export const UI_TOKEN_BYTES = 32;
