@@ -150,7 +150,7 @@ describe.skipIf(!available)("the dashboard in chromium", () => {
     await page.getByText(/overlong_memories \(1\)/).waitFor();
     for (const name of ["Stale memories", "Duplicate pairs", "Never retrieved"]) {
       await lists.getByRole("link", { name }).click();
-      await expect(lists.getByRole("link", { name }).getAttribute("aria-current")).resolves.toBe("page");
+      await lists.getByRole("link", { name }).and(page.locator('[aria-current="page"]')).waitFor();
       await page.getByText("No memories here.").waitFor();
     }
     await lists.getByRole("link", { name: "Overlong memories" }).click();
