@@ -110,16 +110,10 @@ export function ageBounds(age: AgeRange, nowMs: number): Pick<MemoryFilter, "cre
     : { createdBeforeMs: nowMs - range.olderDays! * DAY_MS };
 }
 
-/** A store that answers reads as usual but keeps no record of them: dashboard searches are not recalls. */
-function withoutReadBookkeeping(store: MemoryStore): MemoryStore {
-  return Object.create(store, { recordRead: { value: async () => undefined } }) as MemoryStore;
-}
-
 export function createDashboard({ store, embedder, now = () => new Date() }: DashboardDeps): Dashboard {
   const indexes = new VectorIndexes(embedder.dimensions, embedder.id);
   const loadIndex = (workspaceId: number) =>
     indexes.refreshShared(workspaceId, (since, limit) => store.vectorsSince(workspaceId, since, limit));
-  const quietStore = withoutReadBookkeeping(store);
   const health = (workspaceId: number) => measureHealth({ store, embedder, loadIndex }, workspaceId, now().getTime());
 
   async function overview(summary: Awaited<ReturnType<MemoryStore["listWorkspaces"]>>[number]): Promise<WorkspaceOverview> {
@@ -165,11 +159,12 @@ export function createDashboard({ store, embedder, now = () => new Date() }: Das
 
     async memories(workspaceId, { query, filter, offset }) {
       if (query === undefined) return page(workspaceId, filter, offset);
-      const ranked = await retrieveMemories({ store: quietStore, indexes, embedder, now }, workspaceId, {
-        query,
-        top_k: TOP_K_MAX,
-        min_score: 0,
-      });
+      const ranked = await retrieveMemories(
+        { store, indexes, embedder, now },
+        workspaceId,
+        { query, top_k: TOP_K_MAX, min_score: 0 },
+        { countAsRecall: false },
+      );
       const ids = ranked.memories.map((m) => m.id);
       const kept = new Map(
         ids.length === 0 ? [] : (await store.browseMemories(workspaceId, { ...filter, ids }, { limit: ids.length, offset: 0 })).memories.map((m) => [m.id, m]),

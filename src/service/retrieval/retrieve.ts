@@ -21,7 +21,16 @@ export function temporalOf(m: MemoryRecord): Temporal {
     : { type: "persistent", valid_until: null };
 }
 
-export async function retrieveMemories(deps: RetrieveDeps, workspaceId: number, input: RetrieveInput): Promise<RetrieveResponse> {
+/**
+ * `countAsRecall: false` (the dashboard's searches) leaves access counts, recency and usage untouched; the answer then
+ * shows each memory as the store holds it.
+ */
+export async function retrieveMemories(
+  deps: RetrieveDeps,
+  workspaceId: number,
+  input: RetrieveInput,
+  { countAsRecall = true }: { countAsRecall?: boolean } = {},
+): Promise<RetrieveResponse> {
   const { store, indexes, embedder } = deps;
   const [[query], index] = await Promise.all([
     embedder.embed([input.query], "query"),
@@ -30,7 +39,7 @@ export async function retrieveMemories(deps: RetrieveDeps, workspaceId: number, 
   const floor = relevanceFloorFor(embedder.id);
   const matches = index.search(query!, floor, CANDIDATE_LIMIT);
   if (matches.length === 0) {
-    await store.recordRead(workspaceId, [], deps.now().getTime());
+    if (countAsRecall) await store.recordRead(workspaceId, [], deps.now().getTime());
     return { memories: [], count: 0 };
   }
 
@@ -47,7 +56,7 @@ export async function retrieveMemories(deps: RetrieveDeps, workspaceId: number, 
   scored.sort((a, b) => b.score - a.score || b.cosine - a.cosine);
   const chosen = scored.slice(0, input.top_k);
 
-  await store.recordRead(workspaceId, chosen.map((c) => c.record.id), nowMs);
+  if (countAsRecall) await store.recordRead(workspaceId, chosen.map((c) => c.record.id), nowMs);
 
   // The specification's fields in its order (id .. meta), then the documented extras.
   const memories: RetrievedMemory[] = chosen.map(({ record, cosine, score, expired }) => ({
@@ -60,8 +69,8 @@ export async function retrieveMemories(deps: RetrieveDeps, workspaceId: number, 
     expired,
     created_at: isoSeconds(record.created_at),
     // The answer shows the memory as this retrieval left it.
-    last_accessed_at: isoSeconds(nowMs),
-    access_count: record.access_count + 1,
+    last_accessed_at: countAsRecall ? isoSeconds(nowMs) : record.last_accessed_at === null ? null : isoSeconds(record.last_accessed_at),
+    access_count: record.access_count + (countAsRecall ? 1 : 0),
   }));
   return { memories, count: memories.length };
 }
