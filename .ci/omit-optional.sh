@@ -51,4 +51,12 @@ set -e
 [ "$status" -ne 124 ] || fail "brain-mcp serve hung without its optional packages"
 grep -q "npm install" <<<"$out" || fail "brain-mcp serve did not say what to install: $out"
 echo "omit-optional: brain-mcp serve without optional packages -> $(grep -m1 'npm install' <<<"$out")"
+# So does the dashboard.
+set +e
+out="$(timeout 60 npx --no-install brain-mcp ui --port 0 </dev/null 2>&1)"
+status=$?
+set -e
+[ "$status" -ne 0 ] && [ "$status" -ne 124 ] || fail "brain-mcp ui did not fail cleanly without its optional packages ($status)"
+grep -q "npm install" <<<"$out" || fail "brain-mcp ui did not say what to install: $out"
+echo "omit-optional: brain-mcp ui without optional packages -> $(grep -m1 'npm install' <<<"$out")"
 echo "omit-optional: ok"
