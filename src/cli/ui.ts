@@ -14,8 +14,9 @@ const USAGE = `usage: brain-mcp ui [--port ${DEFAULT_UI_PORT}] [--db PATH] [--da
   --port N             port on 127.0.0.1 (0 picks a free one)
   --db PATH            SQLite file (env BRAIN_DB; default brain.db in the data folder), as \`serve\` uses
   --database-url URL   PostgreSQL (env BRAIN_DATABASE_URL; wins over a SQLite path)
-  --host ADDR          listen on another address; refused unless --allow-remote is given too (plain HTTP:
-                       the token crosses the network in clear text)
+  --host ADDR          listen on another address, the one browsers will use (it is the Host accepted);
+                       refused unless --allow-remote is given too (plain HTTP: the token crosses the
+                       network in clear text)
 
 Prints the URL to open; it carries this session's token, which a browser trades for a cookie.`;
 
@@ -95,11 +96,13 @@ export async function runUi(argv: string[], env: NodeJS.ProcessEnv = process.env
       server.once("error", reject);
       server.listen(port, host, () => resolve());
     });
-    const bound = (server.address() as AddressInfo).port;
-    const hostInUrl = host.includes(":") ? `[${host}]` : host;
-    const allowedHosts = [`127.0.0.1:${bound}`, `localhost:${bound}`, `${hostInUrl}:${bound}`];
+    const address = server.address() as AddressInfo;
+    const bound = address.port;
+    // The address actually bound (`localhost` may be ::1), and the name given: the Host values a browser sends.
+    const inUrl = (h: string) => (h.includes(":") ? `[${h}]` : h);
+    const shownHost = inUrl(address.address);
+    const allowedHosts = [`127.0.0.1:${bound}`, `localhost:${bound}`, `${shownHost}:${bound}`, `${inUrl(host)}:${bound}`];
     app = createUiApp({ dashboard: opened.dashboard, token, allowedHosts, cookieName: `brain_ui_${bound}`, log });
-    const shownHost = isLoopbackHost(host) ? "127.0.0.1" : hostInUrl;
     say("open this URL in a browser (it holds this session's token; keep it to yourself):");
     process.stdout.write(`    http://${shownHost}:${bound}/?token=${token}\n`);
 
