@@ -14,13 +14,19 @@ const USAGE = `usage: brain-mcp admin <command> [--db PATH | --database-url URL]
   key revoke KEY_ID
   key import WORKSPACE_ID KEY      (KEY as "-" reads it from stdin, keeping it out of process lists)
   reembed [--workspace WORKSPACE_ID]
+  export --workspace WORKSPACE_ID [--out FILE] [--vectors]   (JSON Lines; stdout without --out)
+  import FILE --workspace WORKSPACE_ID | --new NAME           (adds only what is not there yet)
+  backup --out FILE                                          (a consistent copy of a live SQLite store)
 
   --db PATH / BRAIN_DB, --database-url URL / BRAIN_DATABASE_URL: the store (as for serve)
   --json   print one JSON object instead of sentences`;
 
+/** Commands in ./transfer.ts, loaded only when one of them runs. */
+const TRANSFER_COMMANDS = ["export", "import", "backup"];
+
 const STATUSES: readonly WorkspaceStatus[] = ["active", "suspended", "limit_reached", "deleted"];
 
-class UsageError extends Error {}
+export class UsageError extends Error {}
 
 /** The commands whose third word is an id, and its name in the usage. */
 const ID_ARGUMENT: Record<string, string> = {
@@ -53,7 +59,7 @@ function expectArgs(positionals: string[], count: number, shape: string): void {
 }
 
 /** Workspace and key ids are positive integers (assigned by the store). */
-function parseId(raw: string | undefined, what: string): number {
+export function parseId(raw: string | undefined, what: string): number {
   const id = raw !== undefined && /^[1-9][0-9]{0,14}$/.test(raw) ? Number(raw) : NaN;
   if (!Number.isSafeInteger(id)) throw new UsageError(`${what} must be a positive integer, not ${JSON.stringify(raw ?? "")}`);
   return id;
@@ -161,6 +167,9 @@ export async function runAdmin(argv: string[], env: NodeJS.ProcessEnv = process.
         plan: { type: "string" },
         "billing-cycle": { type: "string" },
         workspace: { type: "string" },
+        out: { type: "string" },
+        vectors: { type: "boolean" },
+        new: { type: "string" },
         help: { type: "boolean", short: "h", default: false },
       },
     });
@@ -182,6 +191,15 @@ export async function runAdmin(argv: string[], env: NodeJS.ProcessEnv = process.
   let service: (MemoryService & AdminService) | undefined;
   try {
     const location = resolveStoreLocation(values, env);
+    if (TRANSFER_COMMANDS.includes(positionals[0]!)) {
+      const { runTransfer } = await import("./transfer.js");
+      const out = await runTransfer(positionals, values, location, env, log);
+      const summary = values.json ? `${JSON.stringify(out.json)}\n` : `${out.human.join("\n")}\n`;
+      for (const warning of out.warnings ?? []) process.stderr.write(`brain-mcp admin: ${warning}\n`);
+      (out.toStderr ? process.stderr : process.stdout).write(summary);
+      process.exitCode = out.exitCode ?? 0;
+      return out.exitCode ?? 0;
+    }
     // Check the command's shape before opening the store (and loading models).
     const known = ["workspace list", "workspace create", "workspace set-status", "key create", "key revoke", "key import"];
     if (positionals[0] !== "reembed" && !known.includes(`${positionals[0]} ${positionals[1]}`)) {

@@ -10,7 +10,7 @@ Usage:
   brain-mcp                        run the MCP stdio adapter (what an MCP host launches)
   brain-mcp --embedded             the adapter with a local memory service inside (no key needed)
   brain-mcp serve [options]        run the memory service (REST API); see \`brain-mcp serve --help\`
-  brain-mcp admin ...              manage workspaces and keys on the service's store
+  brain-mcp admin ...              manage workspaces and keys; export, import and back up the store
   brain-mcp ui [--port N]          a local dashboard over the service's store; see \`brain-mcp ui --help\`
   brain-mcp remember <text> [--meta JSON] [--json]
   brain-mcp recall <query> [--top-k N] [--min-score X] [--json]

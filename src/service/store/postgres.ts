@@ -233,6 +233,8 @@ class PostgresWorkspaceTx implements WorkspaceTx {
     if (patch.temporal_type !== undefined) set("temporal_type", patch.temporal_type);
     if (patch.valid_until !== undefined) set("valid_until", patch.valid_until);
     if (patch.categories !== undefined) set("categories", JSON.stringify(patch.categories));
+    if (patch.access_count !== undefined) set("access_count", patch.access_count);
+    if (patch.last_accessed_at !== undefined) set("last_accessed_at", patch.last_accessed_at);
     set("updated_at", nowMs);
     sets.push(`rev = ${nextRev("$1")}`);
     const { rows } = await this.client.query<MemoryRow>(

@@ -254,7 +254,7 @@ function asBusyError(err: unknown): unknown {
     : err;
 }
 
-function loadDriver(): typeof BetterSqlite3 {
+export function loadDriver(): typeof BetterSqlite3 {
   const require = createRequire(import.meta.url);
   try {
     return require("better-sqlite3");

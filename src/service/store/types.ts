@@ -57,6 +57,9 @@ export interface MemoryPatch {
   temporal_type?: TemporalType;
   valid_until?: number | null;
   categories?: string[];
+  /** Access statistics, set only when an import restores a memory as its export file has it. */
+  access_count?: number;
+  last_accessed_at?: number | null;
 }
 
 /** A key to insert; the store assigns its id. */
