@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import {
   baseEnv,
+  BIN,
   call,
   queryStore,
   runCli,
@@ -40,6 +41,21 @@ function adminOn(dbPath: string, args: (string | number)[], env: NodeJS.ProcessE
 function jsonOf(result: CommandResult): Record<string, any> {
   expect(result.code, result.stderr).toBe(0);
   return JSON.parse(result.stdout);
+}
+
+/** An export file of `n` distinct memories shaped like the real export's first one. */
+function synthetic(n: number): string {
+  const [header, template] = readLines(exported);
+  const base = Date.parse("2026-01-01T00:00:00.000Z");
+  const lines = [JSON.stringify({ ...header, memories: n })];
+  for (let i = 0; i < n; i++) {
+    const at = new Date(base + i * 1000).toISOString();
+    const text = `Fact ${i}: server-${i} in rack ${i % 40} runs build ${i * 7919} for team ${i % 17}.`;
+    lines.push(JSON.stringify({ ...template, text, created_at: at, updated_at: at, access_count: 0, last_accessed_at: null }));
+  }
+  const path = tempFile(`synthetic-${n}.jsonl`);
+  writeFileSync(path, `${lines.join("\n")}\n`);
+  return path;
 }
 
 const readLines = (path: string) => readFileSync(path, "utf8").trimEnd().split("\n").map((l) => JSON.parse(l));
@@ -135,6 +151,45 @@ describe("export and import", () => {
     expect(renamed.code).toBe(1);
     expect(renamed.stderr).toContain(`a workspace named "copy" exists already (id ${imported.workspace_id})`);
     expect(await countIn(copy)).toBe(5);
+  });
+
+  it("two imports of one file at once add each memory once", async () => {
+    const file = synthetic(600);
+    const twin = tempFile("twin.db");
+    const { workspace_id } = jsonOf(await adminOn(twin, ["workspace", "create", "--name", "twin", "--json"]));
+    const both = (await Promise.all([1, 2].map(() => adminOn(twin, ["import", file, "--workspace", workspace_id, "--json"])))).map(jsonOf);
+    expect(both[0]!.imported + both[1]!.imported).toBe(600);
+    expect(both[0]!.already_present + both[1]!.already_present).toBe(600);
+    expect(await countIn(twin)).toBe(600);
+  });
+
+  it("an import killed midway leaves only whole memories, and running it again completes it", async () => {
+    const file = synthetic(5_000);
+    const db = tempFile("killed.db");
+    const { workspace_id } = jsonOf(await adminOn(db, ["workspace", "create", "--name", "killed", "--json"]));
+    const { spawn } = await import("node:child_process");
+    const child = spawn(process.execPath, [BIN, "admin", "import", file, "--workspace", String(workspace_id), "--db", db], {
+      env: baseEnv({ ...LEXICAL, BRAIN_DATABASE_URL: "" }),
+      stdio: "ignore",
+    });
+    const exited = new Promise((r) => child.once("exit", r));
+    let seen = 0;
+    while (seen === 0 && child.exitCode === null) {
+      await new Promise((r) => setTimeout(r, 10));
+      seen = await countIn(db);
+    }
+    child.kill("SIGKILL");
+    await exited;
+    const left = await countIn(db);
+    expect(left).toBeGreaterThan(0);
+    expect(left).toBeLessThan(5_000); // killed before the end
+    expect(left % 64).toBe(0); // whole transactions of 64
+    const withoutVector = await sqliteRows(db, "SELECT id FROM memories WHERE id NOT IN (SELECT memory_id FROM memory_vectors)");
+    expect(withoutVector).toEqual([]);
+
+    const rerun = jsonOf(await adminOn(db, ["import", file, "--workspace", workspace_id, "--json"]));
+    expect(rerun).toMatchObject({ imported: 5_000 - left, already_present: left });
+    expect(await countIn(db)).toBe(5_000);
   });
 
   it("with --vectors, the same model's vectors are kept; another model re-embeds every text", async () => {
