@@ -1,6 +1,7 @@
 // `brain-mcp admin export | import | backup`: a workspace to and from an export file, and a copy of a live SQLite
 // store. Operator tools on the service's own store, like the rest of `admin`; the API is not involved.
-import { createWriteStream, existsSync, renameSync, rmSync } from "node:fs";
+import { createWriteStream, existsSync, renameSync, rmSync, statSync } from "node:fs";
+import type { Writable } from "node:stream";
 import { finished } from "node:stream/promises";
 import { loadOptional } from "../service/http/optional-deps.js";
 import type { ServiceLog } from "../service/types.js";
@@ -38,19 +39,23 @@ function terminalProgress(label: string): { update?: (done: number, total: numbe
   };
 }
 
-/** Writes through `write` into FILE.partial, renamed to FILE when complete: a failure leaves the old FILE as it was. */
-async function writeFileAtomically<T>(path: string, write: (out: NodeJS.WritableStream & import("node:stream").Writable) => Promise<T>): Promise<T> {
-  const partial = `${path}.partial`;
-  const out = createWriteStream(partial, { mode: 0o600 });
+/**
+ * Writes through `write` into FILE.partial, renamed to FILE when complete: a failure leaves the old FILE as it was.
+ * A FILE that exists and is not a regular file (a pipe, /dev/stdout) is written in place.
+ */
+async function writeFileAtomically<T>(path: string, write: (out: Writable) => Promise<T>): Promise<T> {
+  const inPlace = existsSync(path) && !statSync(path).isFile();
+  const target = inPlace ? path : `${path}.partial`;
+  const out = createWriteStream(target, { mode: 0o600 });
   try {
     const result = await write(out);
     out.end();
     await finished(out);
-    renameSync(partial, path);
+    if (!inPlace) renameSync(target, path);
     return result;
   } catch (err) {
     out.destroy();
-    rmSync(partial, { force: true });
+    if (!inPlace) rmSync(target, { force: true });
     throw err;
   }
 }
@@ -66,7 +71,10 @@ async function runExport(location: StoreLocation, log: ServiceLog, workspaceId: 
   try {
     const vectors = flags.vectors === true;
     if (flags.out === undefined) {
-      const count = await exportWorkspace(store, workspaceId, process.stdout, { vectors });
+      const count = await exportWorkspace(store, workspaceId, process.stdout, { vectors }).catch((err: NodeJS.ErrnoException) => {
+        if (err.code !== "EPIPE") throw err;
+        throw new Error("stdout was closed before the export was complete (EPIPE); the output is incomplete");
+      });
       return {
         json: { workspace_id: workspaceId, memories: count, vectors },
         human: [`Exported ${memories(count)} of workspace ${workspaceId}.`],

@@ -1,6 +1,6 @@
 // `brain-mcp admin export | import | backup` on real stores through the real CLI: a workspace out as JSON Lines and
 // back in unchanged, importing twice adds nothing, bad files change nothing, and a live SQLite store copies cleanly.
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
@@ -227,6 +227,28 @@ describe("export and import", () => {
     expect({ ...header, exported_at: null }).toEqual({ ...fileHeader, exported_at: null });
     expect(lines).toEqual(fileLines);
     expect(result.stderr).toContain("Exported 5 memories");
+  });
+
+  it.skipIf(!existsSync("/dev/full"))("an export that cannot be written fails clearly: a full disk, a closed pipe", async () => {
+    const full = await source.admin(["export", "--workspace", source.workspaceId, "--out", "/dev/full"]);
+    expect(full.code).toBe(1);
+    expect(full.stderr).toContain("ENOSPC: no space left on device");
+    expect(statSync("/dev/full").isCharacterDevice()).toBe(true); // written in place, never replaced
+
+    // 2,000 memories with their vectors (megabytes) cannot sit in a pipe's buffer when the reader leaves
+    const big = tempFile("big.db");
+    jsonOf(await adminOn(big, ["import", synthetic(2_000), "--new", "big", "--json"]));
+    const { spawn } = await import("node:child_process");
+    const child = spawn(process.execPath, [BIN, "admin", "export", "--workspace", "1", "--vectors", "--db", big], {
+      env: baseEnv({ ...LEXICAL, BRAIN_DATABASE_URL: "" }),
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stderr = "";
+    child.stderr.on("data", (d) => (stderr += d));
+    child.stdout.once("data", () => child.stdout.destroy());
+    expect(await new Promise((r) => child.once("exit", r))).toBe(1);
+    expect(stderr).toContain("stdout was closed before the export was complete (EPIPE)");
+    expect(stderr).not.toMatch(/\n\s+at /);
   });
 
   it("progress is shown on a terminal's stderr and nowhere else", async () => {

@@ -1,4 +1,5 @@
 // `brain-mcp admin export`: one workspace as an export file (./format.ts), read straight from the store.
+import { once } from "node:events";
 import type { Writable } from "node:stream";
 import type { MemoryRecord, MemoryStore } from "../store/types.js";
 import { toHeaderLine, toMemoryLine } from "./format.js";
@@ -46,21 +47,25 @@ export async function exportWorkspace(
   const memories = (await store.listMemories(workspaceId)).sort((a, b) => a.created_at - b.created_at || a.id - b.id);
   const vectors = opts.vectors ? await readVectors(store, workspaceId) : undefined;
   const nowMs = (opts.now ?? (() => new Date()))().getTime();
-  await writeLine(out, toHeaderLine(workspace, mainModel(memories), memories.length, nowMs));
-  let done = 0;
-  for (const memory of memories) {
-    await writeLine(out, toMemoryLine(memory, vectors?.get(memory.id)));
-    done++;
-    opts.onProgress?.(done, memories.length);
+  // A failed write (a full disk, a closed pipe) is reported by the stream's 'error' event: kept and thrown here.
+  let failure: Error | undefined;
+  const noteFailure = (err: Error) => (failure ??= err);
+  out.on("error", noteFailure);
+  const writeLine = async (value: unknown) => {
+    if (failure) throw failure;
+    if (!out.write(`${JSON.stringify(value)}\n`)) await once(out, "drain"); // rejects on 'error'
+  };
+  try {
+    await writeLine(toHeaderLine(workspace, mainModel(memories), memories.length, nowMs));
+    let done = 0;
+    for (const memory of memories) {
+      await writeLine(toMemoryLine(memory, vectors?.get(memory.id)));
+      done++;
+      opts.onProgress?.(done, memories.length);
+    }
+    if (failure) throw failure;
+    return done;
+  } finally {
+    out.off("error", noteFailure);
   }
-  return done;
-}
-
-/** One JSON line, waiting for the stream to drain when its buffer is full. */
-function writeLine(out: Writable, value: unknown): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const ok = out.write(`${JSON.stringify(value)}\n`, (err) => (err ? reject(err) : undefined));
-    if (ok) resolve();
-    else out.once("drain", resolve);
-  });
 }
