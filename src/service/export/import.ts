@@ -207,46 +207,61 @@ export async function importFile(
       const vectors = await embedder.embed(toEmbed.map((p) => p.memory.text), "document");
       toEmbed.forEach((p, i) => (p.vector = vectors[i]));
     }
-    await store.writeInWorkspace(workspace.id, async (tx) => {
+    // Counted once the transaction commits, so a failure reports only what was written.
+    const written = await store.writeInWorkspace(workspace.id, async (tx) => {
+      const seen = new Set<string>();
+      let rev = seenRev;
       // Under the lock: memories another writer committed since we looked count as present too.
       for (const v of await tx.vectorsSince(seenRev)) {
         const m = await tx.getMemory(v.id);
-        if (m) present.add(memoryIdentity(m.text, m.created_at));
-        seenRev = Math.max(seenRev, v.rev);
+        if (m) seen.add(memoryIdentity(m.text, m.created_at));
+        rev = Math.max(rev, v.rev);
       }
+      const added: Pending[] = [];
       for (const p of batch) {
-        if (present.has(p.identity)) {
-          report.alreadyPresent++;
-          continue;
-        }
+        if (present.has(p.identity) || seen.has(p.identity)) continue;
         const record = await restoreMemory(tx, p, embedder.id);
-        present.add(p.identity);
-        seenRev = Math.max(seenRev, record.rev);
-        report.imported++;
-        if (toEmbed.includes(p)) report.embedded++;
+        seen.add(p.identity);
+        rev = Math.max(rev, record.rev);
+        added.push(p);
       }
+      return { seen, rev, added };
     });
+    for (const identity of written.seen) present.add(identity);
+    seenRev = written.rev;
+    report.imported += written.added.length;
+    report.alreadyPresent += batch.length - written.added.length;
+    report.embedded += written.added.filter((p) => toEmbed.includes(p)).length;
     opts.onProgress?.(read, header.memories);
   };
 
-  let batch: Pending[] = [];
-  for await (const { raw, line } of readLines(path)) {
-    if (line === 1) continue;
-    read = line - 1;
-    if (refused.has(line)) continue;
-    const memory = parseMemoryLine(raw, line);
-    const identity = memoryIdentity(memory.text, Date.parse(memory.created_at));
-    if (present.has(identity)) {
-      report.alreadyPresent++;
-      continue;
+  try {
+    let batch: Pending[] = [];
+    for await (const { raw, line } of readLines(path)) {
+      if (line === 1) continue;
+      read = line - 1;
+      if (refused.has(line)) continue;
+      const memory = parseMemoryLine(raw, line);
+      const identity = memoryIdentity(memory.text, Date.parse(memory.created_at));
+      if (present.has(identity)) {
+        report.alreadyPresent++;
+        continue;
+      }
+      batch.push({ line, identity, memory, vector: usableVector(memory, embedder) });
+      if (batch.length >= IMPORT_BATCH) {
+        await flush(batch);
+        batch = [];
+      }
     }
-    batch.push({ line, identity, memory, vector: usableVector(memory, embedder) });
-    if (batch.length >= IMPORT_BATCH) {
-      await flush(batch);
-      batch = [];
-    }
+    if (batch.length > 0) await flush(batch);
+  } catch (err) {
+    const message = err instanceof Error ? err.message : String(err);
+    throw new Error(
+      `the import stopped after ${report.imported} memories were written to workspace ${workspace.id} (${message}); ` +
+        `run it again with --workspace ${workspace.id} to complete it (what is there already is skipped)`,
+      { cause: err },
+    );
   }
-  if (batch.length > 0) await flush(batch);
   opts.onProgress?.(read, header.memories);
   return report;
 }
