@@ -1,7 +1,7 @@
 // `brain-mcp admin export`: one workspace as an export file (./format.ts), read straight from the store.
 import { once } from "node:events";
 import type { Writable } from "node:stream";
-import type { MemoryRecord, MemoryStore } from "../store/types.js";
+import type { MemoryRecord, MemoryStore, VectorRecord } from "../store/types.js";
 import { toHeaderLine, toMemoryLine } from "./format.js";
 
 /** Vectors read from the store per query when `--vectors` is asked for (4 KiB or so each). */
@@ -24,11 +24,11 @@ function mainModel(memories: readonly MemoryRecord[]): string | null {
   return best;
 }
 
-async function readVectors(store: MemoryStore, workspaceId: number): Promise<Map<number, Float32Array>> {
-  const vectors = new Map<number, Float32Array>();
+async function readVectors(store: MemoryStore, workspaceId: number): Promise<Map<number, VectorRecord>> {
+  const vectors = new Map<number, VectorRecord>();
   for (let since = 0; ; ) {
     const page = await store.vectorsSince(workspaceId, since, VECTOR_PAGE);
-    for (const v of page) vectors.set(v.id, v.vector);
+    for (const v of page) vectors.set(v.id, v);
     if (page.length < VECTOR_PAGE) return vectors;
     since = page[page.length - 1]!.rev;
   }
@@ -59,7 +59,9 @@ export async function exportWorkspace(
     await writeLine(toHeaderLine(workspace, mainModel(memories), memories.length, nowMs));
     let done = 0;
     for (const memory of memories) {
-      await writeLine(toMemoryLine(memory, vectors?.get(memory.id)));
+      // A vector read after a write changed its memory (another rev) is left out: the import embeds that text again.
+      const vector = vectors?.get(memory.id);
+      await writeLine(toMemoryLine(memory, vector?.rev === memory.rev ? vector.vector : undefined));
       done++;
       opts.onProgress?.(done, memories.length);
     }
