@@ -4,7 +4,7 @@
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { baseEnv, BIN, queryStore, type ServiceHandle } from "../support/service.js";
+import { baseEnv, BIN, call, queryStore, type ServiceHandle } from "../support/service.js";
 import {
   adminOn,
   countIn,
@@ -90,6 +90,15 @@ describe("export and import", () => {
     expect(renamed.code).toBe(1);
     expect(renamed.stderr).toContain(`a workspace named "copy" exists already (id ${imported.workspace_id})`);
     expect(await countIn(copy)).toBe(5);
+  });
+
+  it("memories imported while serve runs on the same store are recalled through the API", async () => {
+    const restored = jsonOf(await source.admin(["import", exported, "--new", "restored", "--json"]));
+    expect(restored).toMatchObject({ imported: 5 });
+    const key = jsonOf(await source.admin(["key", "create", restored.workspace_id, "--json"]));
+    const found = await call(source.baseURL, "POST", "/v1/memory/retrieve", { key: key.api_key, json: { query: "what does Alice drink?", top_k: 1 } });
+    expect(found.status).toBe(200);
+    expect(found.json.memories[0]).toMatchObject({ text: "Alice prefers green tea over coffee.", meta: { n: 1, tags: ["x"] } });
   });
 
   it("two imports of one file at once add each memory once", async () => {
