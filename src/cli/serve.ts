@@ -70,7 +70,7 @@ export function resolveStoreLocation(
     return { databaseUrl, description: `PostgreSQL at ${redactDatabaseUrl(databaseUrl)}` };
   }
   const dbPath = flags.db || env.BRAIN_DB || defaultDbPath();
-  mkdirSync(dirname(dbPath), { recursive: true });
+  mkdirSync(dirname(dbPath), { recursive: true, mode: 0o700 });
   return { dbPath, description: `SQLite at ${dbPath}` };
 }
 

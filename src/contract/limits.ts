@@ -28,6 +28,8 @@ export const META_MAX_DEPTH = 5;
 export const META_MAX_KEYS = 64;
 /** A request body: at most 64 KiB. */
 export const BODY_MAX_BYTES = 64 * 1024;
+/** A request body's JSON: arrays and objects nested at most this deep (checked before parsing). */
+export const BODY_MAX_DEPTH = 16;
 /** Importance: integer 1..10. */
 export const IMPORTANCE_MIN = 1;
 export const IMPORTANCE_MAX = 10;

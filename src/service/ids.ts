@@ -1,6 +1,6 @@
 // API keys. Randomness is passed in (defaults to crypto) so tests can pin it. Workspace, key and memory ids are
 // integers the store assigns (./store/types.ts).
-import { createHash, randomBytes as cryptoRandomBytes } from "node:crypto";
+import { createHash, randomBytes as cryptoRandomBytes, timingSafeEqual } from "node:crypto";
 import { API_KEY_PREFIX, API_KEY_PUBLIC_PREFIX_CHARS, API_KEY_RANDOM_CHARS } from "../contract/limits.js";
 
 export type RandomBytes = (n: number) => Uint8Array;
@@ -28,6 +28,13 @@ export function newApiKey(random?: RandomBytes): string {
 /** What the store keeps of a key: SHA-256, lowercase hex. */
 export function hashApiKey(apiKey: string): string {
   return createHash("sha256").update(apiKey, "utf8").digest("hex");
+}
+
+/** Whether two key hashes are equal, compared in constant time (their length is public: always 64). */
+export function sameKeyHash(a: string, b: string): boolean {
+  const x = Buffer.from(a, "utf8");
+  const y = Buffer.from(b, "utf8");
+  return x.length === y.length && timingSafeEqual(x, y);
 }
 
 export function keyPrefix(apiKey: string): string {

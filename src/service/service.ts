@@ -3,7 +3,7 @@
 import { RATE_LIMIT_BURST_DEFAULT, RATE_LIMIT_RPS_DEFAULT } from "../contract/limits.js";
 import type { StatusResponse, WorkspaceStatus } from "../contract/wire.js";
 import { measureHealth } from "./health/index.js";
-import { hashApiKey, keyPrefix, newApiKey, type RandomBytes } from "./ids.js";
+import { hashApiKey, keyPrefix, newApiKey, sameKeyHash, type RandomBytes } from "./ids.js";
 import type { Embedder, Judge } from "./models/types.js";
 import { runWritePipeline } from "./pipeline/index.js";
 import type { PiiVerdict } from "./pipeline/pii-types.js";
@@ -69,8 +69,10 @@ export function createService(deps: CoreDeps): MemoryService & AdminService {
   const service: MemoryService & AdminService = {
     async authenticate(apiKey) {
       if (!apiKey) return null;
-      const found = await store.findKeyByHash(hashApiKey(apiKey));
-      return found ? { workspace: found.workspace, keyId: found.keyId, keyPrefix: found.prefix } : null;
+      const keyHash = hashApiKey(apiKey);
+      // The key itself is never compared: its SHA-256 finds the row, and that match is confirmed in constant time.
+      const found = await store.findKeyByHash(keyHash);
+      return found && sameKeyHash(found.keyHash, keyHash) ? { workspace: found.workspace, keyId: found.keyId, keyPrefix: found.prefix } : null;
     },
 
     store(auth: AuthContext, input, opts) {

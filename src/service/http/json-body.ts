@@ -1,6 +1,7 @@
-// Reads a POST body: JSON only (415 otherwise), at most BODY_MAX_BYTES whether declared or streamed (413).
+// Reads a POST body: JSON only (415 otherwise), at most BODY_MAX_BYTES whether declared or streamed (413), nested at
+// most BODY_MAX_DEPTH deep (422), both checked before the JSON is parsed.
 import type { MiddlewareHandler } from "hono";
-import { BODY_MAX_BYTES } from "../../contract/limits.js";
+import { BODY_MAX_BYTES, BODY_MAX_DEPTH } from "../../contract/limits.js";
 import type { EdgeEnv } from "./context.js";
 import { serviceError } from "./errors.js";
 
@@ -39,6 +40,25 @@ async function readLimited(body: ReadableStream<Uint8Array> | null, maxBytes: nu
   return Buffer.concat(chunks);
 }
 
+const QUOTE = 0x22, BACKSLASH = 0x5c, OPEN_BRACE = 0x7b, OPEN_BRACKET = 0x5b, CLOSE_BRACE = 0x7d, CLOSE_BRACKET = 0x5d;
+
+/** The deepest nesting of arrays and objects in JSON bytes (brackets inside strings do not count). */
+export function jsonNestingDepth(bytes: Uint8Array): number {
+  let depth = 0;
+  let deepest = 0;
+  let inString = false;
+  for (let i = 0; i < bytes.length; i++) {
+    const byte = bytes[i];
+    if (inString) {
+      if (byte === BACKSLASH) i++;
+      else if (byte === QUOTE) inString = false;
+    } else if (byte === QUOTE) inString = true;
+    else if (byte === OPEN_BRACE || byte === OPEN_BRACKET) deepest = Math.max(deepest, ++depth);
+    else if (byte === CLOSE_BRACE || byte === CLOSE_BRACKET) depth--;
+  }
+  return deepest;
+}
+
 export function jsonBody(maxBytes: number = BODY_MAX_BYTES): MiddlewareHandler<EdgeEnv> {
   return async (c, next) => {
     const type = c.req.header("content-type") ?? "";
@@ -51,6 +71,10 @@ export function jsonBody(maxBytes: number = BODY_MAX_BYTES): MiddlewareHandler<E
     const declared = c.req.header("content-length");
     if (declared !== undefined && Number(declared) > maxBytes) throw tooLarge(maxBytes);
     const bytes = await readLimited(c.req.raw.body, maxBytes);
+    // Bounded before parsing, so no later walk over the value (validation, logging) can exhaust the stack.
+    if (jsonNestingDepth(bytes) > BODY_MAX_DEPTH) {
+      throw serviceError("invalid_request", `The request body is nested more than ${BODY_MAX_DEPTH} levels deep.`);
+    }
     let parsed: unknown;
     try {
       parsed = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes));

@@ -368,15 +368,15 @@ export class PostgresStore implements MemoryStore {
     return insertKey(this.db, key);
   }
 
-  async findKeyByHash(keyHash: string): Promise<{ keyId: number; prefix: string; workspace: Workspace } | null> {
-    const { rows } = await this.q<WorkspaceRow & { key_id: number; prefix: string }>(
-      `SELECT k.id AS key_id, k.prefix, w.*
+  async findKeyByHash(keyHash: string): Promise<{ keyId: number; prefix: string; keyHash: string; workspace: Workspace } | null> {
+    const { rows } = await this.q<WorkspaceRow & { key_id: number; prefix: string; key_hash: string }>(
+      `SELECT k.id AS key_id, k.prefix, k.key_hash, w.*
          FROM api_keys k JOIN workspaces w ON w.id = k.workspace_id
         WHERE k.key_hash = $1 AND k.revoked_at IS NULL`,
       [keyHash],
     );
     const row = rows[0];
-    return row ? { keyId: row.key_id, prefix: row.prefix, workspace: toWorkspace(row) } : null;
+    return row ? { keyId: row.key_id, prefix: row.prefix, keyHash: row.key_hash, workspace: toWorkspace(row) } : null;
   }
 
   async revokeKey(keyId: number, nowMs: number): Promise<boolean> {

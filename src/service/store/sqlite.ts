@@ -3,7 +3,7 @@
 // wait instead of failing). Durability: WAL with synchronous=NORMAL, so an acknowledged write survives the process
 // being killed (kill -9); only an OS crash or power loss may lose the last transactions.
 import { createRequire } from "node:module";
-import { mkdirSync } from "node:fs";
+import { closeSync, mkdirSync, openSync } from "node:fs";
 import { dirname } from "node:path";
 import type BetterSqlite3 from "better-sqlite3";
 import { ServiceError, type RateDecision, type Workspace } from "../types.js";
@@ -289,7 +289,12 @@ export function migrate(db: Db): number[] {
 /** Opens (creating when absent) the SQLite store at `path`. */
 export function openSqliteStore(path: string): MemoryStore {
   const Database = loadDriver();
-  if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
+  if (path !== ":memory:") {
+    // Memories and key hashes are private: a new store is 0600 in a 0700 folder (SQLite gives -wal and -shm the
+    // store's mode). "a" creates without truncating, so processes racing to create it are fine.
+    mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+    closeSync(openSync(path, "a", 0o600));
+  }
   const db: Db = new Database(path, { timeout: BUSY_TIMEOUT_MS });
   db.pragma("journal_mode = WAL");
   db.pragma("synchronous = NORMAL");
@@ -320,7 +325,7 @@ export function openSqliteStore(path: string): MemoryStore {
       "INSERT INTO api_keys (workspace_id, key_hash, prefix, created_at) VALUES (@workspace_id, @key_hash, @prefix, @created_at)",
     ),
     findKey: db.prepare(
-      "SELECT k.id AS key_id, k.prefix AS key_prefix, w.* FROM api_keys k JOIN workspaces w ON w.id = k.workspace_id " +
+      "SELECT k.id AS key_id, k.prefix AS key_prefix, k.key_hash AS key_hash, w.* FROM api_keys k JOIN workspaces w ON w.id = k.workspace_id " +
         "WHERE k.key_hash = ? AND k.revoked_at IS NULL",
     ),
     revokeKey: db.prepare("UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL"),
@@ -515,10 +520,10 @@ export function openSqliteStore(path: string): MemoryStore {
       return rowId(q.insertKey.run(key));
     },
     async findKeyByHash(keyHash) {
-      const row = q.findKey.get(keyHash) as (WorkspaceRow & { key_id: number; key_prefix: string }) | undefined;
+      const row = q.findKey.get(keyHash) as (WorkspaceRow & { key_id: number; key_prefix: string; key_hash: string }) | undefined;
       if (!row) return null;
-      const { key_id, key_prefix, ...ws } = row;
-      return { keyId: key_id, prefix: key_prefix, workspace: toWorkspace(ws) };
+      const { key_id, key_prefix, key_hash, ...ws } = row;
+      return { keyId: key_id, prefix: key_prefix, keyHash: key_hash, workspace: toWorkspace(ws) };
     },
     async revokeKey(keyId, nowMs) {
       return q.revokeKey.run(nowMs, keyId).changes > 0;

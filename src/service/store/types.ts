@@ -191,7 +191,7 @@ export interface MemoryStore {
   /** Inserts the key; returns the id the store assigned. */
   insertKey(key: NewKey): Promise<number>;
   /** The live (not revoked) key with this hash and its workspace, or null. */
-  findKeyByHash(keyHash: string): Promise<{ keyId: number; prefix: string; workspace: Workspace } | null>;
+  findKeyByHash(keyHash: string): Promise<{ keyId: number; prefix: string; keyHash: string; workspace: Workspace } | null>;
   /** Sets revoked_at; true when a live key was revoked. */
   revokeKey(keyId: number, nowMs: number): Promise<boolean>;
 
