@@ -98,7 +98,8 @@ console.log(header);
 console.log(`machine: ${machine()}`);
 console.log(" elapsed  requests  errors   p50 ms   p99 ms   rss MB  fds  load");
 
-function closeWindow() {
+/** Ends the current window; `full` is false for the short remainder at the end, which drift does not compare. */
+function closeWindow(full = true) {
   const w = window;
   window = { latencies: [], errors: 0, sent: 0 };
   const row = {
@@ -111,12 +112,13 @@ function closeWindow() {
     rss_mb: proc.rssMb(),
     fds: proc.fds(),
     load1: loadavg()[0],
+    full,
   };
   windows.push(row);
   const f = (v, n = 1) => v.toFixed(n);
   console.log(
     `${String(row.elapsed_s).padStart(7)}s ${String(row.requests).padStart(9)} ${String(row.errors).padStart(7)} ` +
-      `${f(row.p50_ms).padStart(8)} ${f(row.p99_ms).padStart(8)} ${f(row.rss_mb).padStart(8)} ${String(row.fds).padStart(4)} ${f(row.load1).padStart(5)}`,
+      `${f(row.p50_ms).padStart(8)} ${f(row.p99_ms).padStart(8)} ${f(row.rss_mb).padStart(8)} ${String(row.fds).padStart(4)} ${f(row.load1).padStart(5)}${full ? "" : "  (remainder)"}`,
   );
 }
 
@@ -145,7 +147,7 @@ await Promise.all(
   }),
 );
 clearInterval(ticker);
-if (window.latencies.length + window.errors > 0) closeWindow();
+if (window.latencies.length + window.errors > 0) closeWindow(false);
 for (const brain of brains) await brain.close();
 
 // Every acknowledged store is in the store afterwards (the surviving memory of a merge included).
@@ -166,8 +168,9 @@ await service.stop();
 await pg?.stop();
 
 const total = windows.reduce((a, w) => ({ requests: a.requests + w.requests, errors: a.errors + w.errors }), { requests: 0, errors: 0 });
-const first = windows[0];
-const last = windows.at(-1);
+const fullWindows = windows.filter((w) => w.full);
+const first = fullWindows[0] ?? windows[0];
+const last = fullWindows.at(-1) ?? windows.at(-1);
 const summary = {
   store: values.store,
   minutes,
@@ -178,10 +181,10 @@ const summary = {
   requests: total.requests,
   errors: total.errors,
   error_kinds: Object.fromEntries(errorKinds),
-  p99_first_window_ms: first.p99_ms,
-  p99_last_window_ms: last.p99_ms,
-  rss_mb: { before: baseline.rss_mb, first_window: first.rss_mb, last_window: last.rss_mb, max: Math.max(...windows.map((w) => w.rss_mb)) },
-  fds: { before: baseline.fds, last_window: last.fds, max: Math.max(...windows.map((w) => w.fds)) },
+  p99_first_full_window_ms: first.p99_ms,
+  p99_last_full_window_ms: last.p99_ms,
+  rss_mb: { before: baseline.rss_mb, first_window: windows[0].rss_mb, end: windows.at(-1).rss_mb, max: Math.max(...windows.map((w) => w.rss_mb)) },
+  fds: { before: baseline.fds, end: windows.at(-1).fds, max: Math.max(...windows.map((w) => w.fds)) },
   memories_acknowledged: acknowledged.size,
   memories_missing: missing.length,
   windows,
@@ -189,9 +192,9 @@ const summary = {
 writeFileSync(record, `${JSON.stringify(summary, null, 2)}\n`);
 console.log(
   `total: ${total.requests} requests, ${total.errors} errors${errorKinds.size ? ` (${[...errorKinds].map(([k, n]) => `${k}: ${n}`).join(", ")})` : ""}; ` +
-    `p99 first window ${first.p99_ms.toFixed(1)} ms, last ${last.p99_ms.toFixed(1)} ms; ` +
-    `rss ${baseline.rss_mb.toFixed(1)} MB before, ${last.rss_mb.toFixed(1)} MB at the end (max ${summary.rss_mb.max.toFixed(1)}); ` +
-    `fds ${baseline.fds} before, ${last.fds} at the end (max ${summary.fds.max})`,
+    `p99 first full window ${first.p99_ms.toFixed(1)} ms, last ${last.p99_ms.toFixed(1)} ms; ` +
+    `rss ${baseline.rss_mb.toFixed(1)} MB before, ${summary.rss_mb.end.toFixed(1)} MB at the end (max ${summary.rss_mb.max.toFixed(1)}); ` +
+    `fds ${baseline.fds} before, ${summary.fds.end} at the end (max ${summary.fds.max})`,
 );
 console.log(`memories acknowledged ${acknowledged.size}, missing from the store afterwards ${missing.length}`);
 console.log(`recorded: ${record}`);
