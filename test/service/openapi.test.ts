@@ -3,6 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import {
   BODY_MAX_BYTES,
+  BODY_MAX_DEPTH,
   IDEMPOTENCY_KEY_MAX_CHARS,
   META_MAX_BYTES,
   MIN_SCORE_MAX,
@@ -66,6 +67,7 @@ describe("the document", () => {
     expect(s.RetrieveRequest.properties.min_score).toMatchObject({ minimum: MIN_SCORE_MIN, maximum: MIN_SCORE_MAX });
     expect(OPENAPI.paths[ROUTES.store.path].post.parameters[0].schema.maxLength).toBe(IDEMPOTENCY_KEY_MAX_CHARS);
     expect(OPENAPI.components.responses.PayloadTooLarge.description).toContain(`${BODY_MAX_BYTES / 1024} KiB`);
+    expect(OPENAPI.components.responses.Unprocessable.description).toContain(`nested more than ${BODY_MAX_DEPTH} levels`);
   });
 
   it("requires exactly the specification's fields of each answer", () => {
