@@ -7,6 +7,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { BODY_MAX_DEPTH } from "../../src/contract/limits.js";
+import { connectAdapter, isolatedEnv } from "../mcp/harness.js";
 import { baseEnv, call, queryStore, runCli, startService, TEST_DATABASE_URL, type ServiceHandle } from "../support/service.js";
 
 // Real processes on a shared 2-core machine: starting one loads the models, which can take seconds under load.
@@ -113,11 +114,25 @@ describe("secrets and rejected text", () => {
     expect(cli.code).toBe(1);
     expect(cli.stderr).toMatch(/credit.card/i);
 
+    // The MCP adapter at debug level: a rejected remember, then a recall.
+    const adapter = await connectAdapter(isolatedEnv({ BRAIN_API_KEY: ws.apiKey, BRAIN_BASE_URL: svc.baseURL, BRAIN_LOG: "debug" }));
+    const remembered = (await adapter.client.callTool({ name: "brain.remember", arguments: { text: REJECTED_TEXT } })) as {
+      isError?: boolean;
+      content: { text?: string }[];
+    };
+    expect(remembered.isError).toBe(true);
+    const recalledByAgent = await adapter.client.callTool({ name: "brain.recall", arguments: { query: "cellar door" } });
+    expect(recalledByAgent.isError).toBeFalsy();
+    bodies.push(JSON.stringify(remembered), JSON.stringify(recalledByAgent));
+    await adapter.close();
+    expect(adapter.stderr()).toContain("answered in"); // its debug lines are on, so their silence below means something
+
     await new Promise((r) => setTimeout(r, 200)); // let the access log reach the pipe
     const logs = [
       { where: "serve stderr", text: svc.stderr() },
       { where: "serve stdout", text: svc.stdout() },
       { where: "cli stdout+stderr", text: cli.stdout + cli.stderr },
+      { where: "adapter stderr", text: adapter.stderr() },
     ];
     // The log is at debug level and carries these requests, so its silence about the secrets means something.
     expect(svc.stderr()).toContain(card.headers.get("x-request-id")!);
