@@ -32,7 +32,8 @@ function rawPassages() {
   return out;
 }
 
-const flat = (s) => s.replace(/\s+/g, " ").trim();
+// The service refuses control characters (its input policy); a few fortunes hold some (bell, escape codes).
+const flat = (s) => s.replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/g, " ").replace(/\s+/g, " ").trim();
 const keyOf = (s) => s.toLowerCase().replace(/[^a-z0-9]+/g, " ").trim();
 const words = (s) => (s.match(/[A-Za-z]+/g) ?? []).length;
 
