@@ -24,9 +24,9 @@ async function packageVersion(): Promise<string> {
   try {
     const modulePath = "../version.js";
     const mod = (await import(modulePath)) as { VERSION?: string; version?: string };
-    return mod.VERSION ?? mod.version ?? "0.2.0";
+    return mod.VERSION ?? mod.version ?? "0.3.0";
   } catch {
-    return "0.2.0";
+    return "0.3.0";
   }
 }
 
