@@ -25,6 +25,7 @@ import { machine, percentile } from "./lib.js";
 import { openStore } from "../../dist/service/store/open-store.js";
 import { loadModels } from "../../dist/service/models/index.js";
 import { createOfflineEmbedder, offlineEmbedderKind } from "../../dist/service/models/embed/index.js";
+import { createWorkerEmbedder } from "../../dist/service/models/worker-embedder.js";
 import { WorkspaceIndex } from "../../dist/service/retrieval/vector-index.js";
 import { hybridScore } from "../../dist/service/retrieval/score.js";
 import { CANDIDATE_LIMIT, relevanceFloorFor } from "../../dist/service/retrieval/weights.js";
@@ -101,14 +102,15 @@ const cacheDir = new URL("./data/", import.meta.url).pathname;
 mkdirSync(cacheDir, { recursive: true });
 const cacheFile = join(cacheDir, `seed-${embedder.id.replace(/[^\w.@+-]/g, "_")}-${pool.length}.f32`);
 /** Vectors of pool[from..to), from the cache file (pool order, appended as computed). */
+const seedWorkers = [0, 1].map(() => createWorkerEmbedder(offlineEmbedderKind(env)));
 async function seedVectors(from, to) {
   const width = embedder.dimensions * 4;
   let cached = existsSync(cacheFile) ? readFileSync(cacheFile) : Buffer.alloc(0);
   if (cached.length < to * width) {
     for (let i = cached.length / width; i < to; i += 256) {
       const texts = pool.slice(i, Math.min(to, i + 256));
-      // two model runs at once: ONNX Runtime runs them on two threads
-      const halves = await Promise.all([seeder.embed(texts.slice(0, 128), "document"), seeder.embed(texts.slice(128), "document")]);
+      // one worker thread per core: a model run occupies the thread that calls it
+      const halves = await Promise.all([seedWorkers[0].embed(texts.slice(0, 128), "document"), seedWorkers[1].embed(texts.slice(128), "document")]);
       for (const v of halves.flat()) appendFileSync(cacheFile, Buffer.from(v.buffer, v.byteOffset, v.byteLength));
     }
     cached = readFileSync(cacheFile);
@@ -363,3 +365,4 @@ console.log(`\nload average at end ${loadavg().map((x) => x.toFixed(1)).join(" "
 console.log("JSON " + JSON.stringify({ store: usePostgres ? "postgres" : "sqlite", embedder: embedder.id, machine: machine(), results }));
 await store.close();
 await pg?.stop();
+await Promise.all(seedWorkers.map((w) => w.close()));
