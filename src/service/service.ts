@@ -4,6 +4,7 @@ import { RATE_LIMIT_BURST_DEFAULT, RATE_LIMIT_RPS_DEFAULT } from "../contract/li
 import type { StatusResponse, WorkspaceStatus } from "../contract/wire.js";
 import { measureHealth } from "./health/index.js";
 import { hashApiKey, keyPrefix, newApiKey, sameKeyHash, type RandomBytes } from "./ids.js";
+import { RETIRED_EMBEDDER_PREFIX } from "./models/embed/index.js";
 import type { Embedder, Judge } from "./models/types.js";
 import { runWritePipeline } from "./pipeline/index.js";
 import type { PiiVerdict } from "./pipeline/pii-types.js";
@@ -125,18 +126,21 @@ export function createService(deps: CoreDeps): MemoryService & AdminService {
     async warmUp(workspaces, opts = {}) {
       // the model's first run in a process is several times slower than the next (kernels compile on first use)
       await embedder.embed(["warm up"], "query");
-      // After a model upgrade, old vectors are re-embedded before the indexes load, so none drops out of recall for long.
-      const stale = (await store.memoriesNotEmbeddedBy(embedder.id, 1)).length > 0;
-      if (stale && opts.reembed === false) {
+      // After an upgrade, vectors of a model this version no longer ships are re-embedded before the indexes load, so
+      // none drops out of recall for long. Vectors of a model it can still run (another BRAIN_EMBEDDER, a provider)
+      // are left to `admin reembed`: processes configured apart must not re-embed each other's memories back and forth.
+      const retired = (await store.memoriesNotEmbeddedBy(embedder.id, 1, undefined, RETIRED_EMBEDDER_PREFIX)).length > 0;
+      if (retired && opts.reembed !== false) {
+        log.warn("re-embedding, in the background, the memories embedded by an earlier default model (they are not recalled until then)", {
+          embedder: embedder.id,
+        });
+        const count = await service.reembed({ fromPrefix: RETIRED_EMBEDDER_PREFIX });
+        log.warn("re-embedding done", { reembedded: count, embedder: embedder.id });
+      }
+      if ((await store.memoriesNotEmbeddedBy(embedder.id, 1)).length > 0) {
         log.warn("some memories were embedded by another model and cannot be recalled until re-embedded: run `brain-mcp admin reembed`", {
           embedder: embedder.id,
         });
-      } else if (stale) {
-        log.warn("re-embedding, in the background, the memories embedded by another model (they are not recalled until then)", {
-          embedder: embedder.id,
-        });
-        const count = await service.reembed();
-        log.warn("re-embedding done", { reembedded: count, embedder: embedder.id });
       }
       for (const workspaceId of await store.recentWorkspaces(workspaces)) {
         const started = Date.now();
@@ -200,7 +204,7 @@ export function createService(deps: CoreDeps): MemoryService & AdminService {
     async reembed(opts = {}) {
       let done = 0;
       for (;;) {
-        const batch = await store.memoriesNotEmbeddedBy(embedder.id, REEMBED_BATCH, opts.workspaceId);
+        const batch = await store.memoriesNotEmbeddedBy(embedder.id, REEMBED_BATCH, opts.workspaceId, opts.fromPrefix);
         if (batch.length === 0) break;
         const vectors = await embedder.embed(batch.map((m) => m.text), "document");
         const byWorkspace = new Map<number, number[]>();

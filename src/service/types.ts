@@ -100,9 +100,10 @@ export interface AdminService {
   revokeKey(keyId: number): Promise<boolean>;
   /**
    * Re-embeds every memory whose vector came from another model; returns how many were re-embedded. `onProgress` is
-   * told the running count after each batch. `serve` runs it in the background at start; `admin reembed` on demand.
+   * told the running count after each batch; `fromPrefix` limits it to vectors whose model id starts so. `serve` runs it
+   * at start for the models this version retired (RETIRED_EMBEDDER_PREFIX); `admin reembed` for all, on demand.
    */
-  reembed(opts?: { workspaceId?: number; onProgress?: (done: number) => void }): Promise<number>;
+  reembed(opts?: { workspaceId?: number; fromPrefix?: string; onProgress?: (done: number) => void }): Promise<number>;
 }
 
 export interface ServiceOptions {

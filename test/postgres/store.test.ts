@@ -114,6 +114,10 @@ describe.skipIf(!canStartPostgres())("the PostgreSQL store", () => {
     expect((await a.listMemories(ws)).map((m) => m.id)).toEqual([first.id, second.id]);
     expect(await a.memoriesNotEmbeddedBy("emb-a", 10, ws)).toEqual([]);
     expect((await a.memoriesNotEmbeddedBy("emb-b", 10, ws)).length).toBe(2);
+    // only the models whose id starts so (LIKE's own characters taken literally)
+    expect((await a.memoriesNotEmbeddedBy("emb-b", 10, ws, "emb-")).length).toBe(2);
+    expect(await a.memoriesNotEmbeddedBy("emb-b", 10, ws, "emb_")).toEqual([]);
+    expect(await a.memoriesNotEmbeddedBy("emb-b", 10, undefined, "use-lite/")).toEqual([]);
   });
 
   it("serializes writes to one workspace across processes: 40 concurrent identical writes make one memory", async () => {

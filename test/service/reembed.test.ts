@@ -1,6 +1,6 @@
 // After the embedder changes, memories embedded by the old one cannot be recalled until re-embedded: serve says so
-// when it starts, health recommends `admin reembed`, and after it recall finds them again (with the re-embedding
-// serve does by itself at start turned off: test/service/model-upgrade.test.ts covers that one).
+// when it starts, health recommends `admin reembed`, and after it recall finds them again. (A retired model's vectors
+// are re-embedded by serve itself: test/service/model-upgrade.test.ts.)
 import { afterAll, expect, it, vi } from "vitest";
 import { call, startService, type ServiceHandle } from "../support/service.js";
 
@@ -19,7 +19,8 @@ it("memories of another embedder are reported by serve and health until admin re
   }
   await before.stop();
 
-  const env = { BRAIN_EMBEDDER: "semantic", BRAIN_REEMBED_AT_START: "0" };
+  // serve re-embeds by itself only the models this version retired: lexical vectors wait for admin reembed
+  const env = { BRAIN_EMBEDDER: "semantic" };
   const after = await startService({ env, dbPath: before.dbPath, noWorkspace: true });
   running.push(after);
   const health = () => call(after.baseURL, "GET", "/v1/optimize/health", { key: before.apiKey });

@@ -20,7 +20,7 @@ import type {
   WorkspaceSummary,
   WorkspaceTx,
 } from "./types.js";
-import { toMemory, toWorkspace, type MemoryRow, type WorkspaceRow } from "./rows.js";
+import { likePrefix, toMemory, toWorkspace, type MemoryRow, type WorkspaceRow } from "./rows.js";
 import { migrate } from "./postgres/schema.js";
 import { redactingLog } from "./postgres/redacting-log.js";
 import { asStoreError, isStoreUnavailable } from "./postgres/unavailable.js";
@@ -469,12 +469,12 @@ export class PostgresStore implements MemoryStore {
     });
   }
 
-  async memoriesNotEmbeddedBy(embedderId: string, limit: number, workspaceId?: number): Promise<MemoryRecord[]> {
-    const params: unknown[] = [embedderId, limit];
-    let where = "embedder_id <> $1";
+  async memoriesNotEmbeddedBy(embedderId: string, limit: number, workspaceId?: number, fromPrefix = ""): Promise<MemoryRecord[]> {
+    const params: unknown[] = [embedderId, limit, likePrefix(fromPrefix)];
+    let where = "embedder_id <> $1 AND embedder_id LIKE $3 ESCAPE '\\'";
     if (workspaceId !== undefined) {
       params.push(workspaceId);
-      where += " AND workspace_id = $3";
+      where += " AND workspace_id = $4";
     }
     const { rows } = await this.q<MemoryRow>(
       `SELECT ${MEMORY_COLUMNS} FROM memories WHERE ${where} ORDER BY created_at, id LIMIT $2`,

@@ -52,3 +52,8 @@ export function toWorkspace(row: WorkspaceRow): Workspace {
     created_at: isoSeconds(row.created_at),
   };
 }
+
+/** A LIKE pattern matching every string that starts with `prefix` (its own % _ and \ taken literally; ESCAPE '\'). */
+export function likePrefix(prefix: string): string {
+  return prefix.replace(/[\\%_]/g, (c) => `\\${c}`) + "%";
+}

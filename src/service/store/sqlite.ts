@@ -19,7 +19,7 @@ import type {
   VectorRecord,
   WorkspaceTx,
 } from "./types.js";
-import { toMemory, toWorkspace, type MemoryRow, type WorkspaceRow } from "./rows.js";
+import { likePrefix, toMemory, toWorkspace, type MemoryRow, type WorkspaceRow } from "./rows.js";
 import { createTokenBuckets } from "./token-bucket.js";
 import { readBrowse, readStats, type Statement } from "./dashboard-sql.js";
 
@@ -360,9 +360,12 @@ export function openSqliteStore(path: string): MemoryStore {
         "@meta, @embedder_id, @importance, @temporal_type, @valid_until, @categories, @created_at, @created_at, " +
         "NULL, 0, @rev)",
     ),
-    notEmbeddedBy: db.prepare(`SELECT ${MEMORY_COLUMNS} FROM memories WHERE embedder_id <> ? ORDER BY workspace_id, rev LIMIT ?`),
+    notEmbeddedBy: db.prepare(
+      `SELECT ${MEMORY_COLUMNS} FROM memories WHERE embedder_id <> ? AND embedder_id LIKE ? ESCAPE '\\' ORDER BY workspace_id, rev LIMIT ?`,
+    ),
     notEmbeddedByIn: db.prepare(
-      `SELECT ${MEMORY_COLUMNS} FROM memories WHERE embedder_id <> ? AND workspace_id = ? ORDER BY rev LIMIT ?`,
+      `SELECT ${MEMORY_COLUMNS} FROM memories WHERE embedder_id <> ? AND embedder_id LIKE ? ESCAPE '\\' AND workspace_id = ? ` +
+        "ORDER BY rev LIMIT ?",
     ),
     getIdempotency: db.prepare(
       "SELECT * FROM idempotency WHERE workspace_id = ? AND key = ? AND created_at >= ?",
@@ -556,9 +559,10 @@ export function openSqliteStore(path: string): MemoryStore {
     async recordRead(workspaceId, ids, nowMs) {
       await serialize(async () => recordRead(workspaceId, ids, nowMs));
     },
-    async memoriesNotEmbeddedBy(embedderId, limit, workspaceId) {
+    async memoriesNotEmbeddedBy(embedderId, limit, workspaceId, fromPrefix = "") {
+      const like = likePrefix(fromPrefix);
       const rows = (
-        workspaceId ? q.notEmbeddedByIn.all(embedderId, workspaceId, limit) : q.notEmbeddedBy.all(embedderId, limit)
+        workspaceId ? q.notEmbeddedByIn.all(embedderId, like, workspaceId, limit) : q.notEmbeddedBy.all(embedderId, like, limit)
       ) as MemoryRow[];
       return rows.map(toMemory);
     },

@@ -219,8 +219,11 @@ export interface MemoryStore {
    * of the database server within about 0.6 s may forget the last reads' counts, never a memory.
    */
   recordRead(workspaceId: number, ids: readonly number[], nowMs: number): Promise<void>;
-  /** Up to `limit` memories (oldest rev first) whose embedder_id differs from `embedderId` (re-embedding). */
-  memoriesNotEmbeddedBy(embedderId: string, limit: number, workspaceId?: number): Promise<MemoryRecord[]>;
+  /**
+   * Up to `limit` memories (oldest rev first) whose embedder_id differs from `embedderId` (re-embedding), only those
+   * whose embedder_id starts with `fromPrefix` when given.
+   */
+  memoriesNotEmbeddedBy(embedderId: string, limit: number, workspaceId?: number, fromPrefix?: string): Promise<MemoryRecord[]>;
 
   /**
    * Runs `fn` in one transaction holding the workspace's write lock: SQLite `BEGIN IMMEDIATE` (which serializes
