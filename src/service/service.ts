@@ -4,7 +4,7 @@ import { RATE_LIMIT_BURST_DEFAULT, RATE_LIMIT_RPS_DEFAULT } from "../contract/li
 import type { StatusResponse, WorkspaceStatus } from "../contract/wire.js";
 import { measureHealth } from "./health/index.js";
 import { hashApiKey, keyPrefix, newApiKey, sameKeyHash, type RandomBytes } from "./ids.js";
-import { RETIRED_EMBEDDER_PREFIX } from "./models/embed/index.js";
+import { RETIRED_EMBEDDER_PREFIX } from "./models/retired.js";
 import type { Embedder, Judge } from "./models/types.js";
 import { runWritePipeline } from "./pipeline/index.js";
 import type { PiiVerdict } from "./pipeline/pii-types.js";

@@ -22,12 +22,6 @@ const HYBRID_DIMENSIONS_LEXICAL = 512;
  */
 export const DEDUP_THRESHOLDS = { semantic: 0.79, lexical: 0.32, hybrid: 0.73 } as const;
 
-/**
- * Model ids this version no longer ships (0.2.0's default, USE-lite, alone or in its hybrids): `serve` re-embeds such
- * vectors by itself at start. Vectors of a model it can still run are re-embedded only by `admin reembed`.
- */
-export const RETIRED_EMBEDDER_PREFIX = "use-lite/";
-
 export type OfflineEmbedderKind = "semantic" | "lexical" | "hybrid";
 export interface OfflineEmbedderOptions {
   /** The model's folder (BRAIN_MODEL_DIR; default: the one shipped in the package). */
