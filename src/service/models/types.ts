@@ -4,7 +4,7 @@ import type { Temporal } from "../../contract/wire.js";
 
 /** Turns texts into unit-length vectors whose cosine (= dot product) measures relatedness. */
 export interface Embedder {
-  /** Names the model and its version; recorded beside every stored vector (e.g. "use-lite+lex/1"). */
+  /** Names the model and its version; recorded beside every stored vector (e.g. "minilm-l6/1+lex512@0.2"). */
   readonly id: string;
   readonly dimensions: number;
   /** Cosine at or above which two memories are the same fact and merge (calibrated per model on labeled pairs). */

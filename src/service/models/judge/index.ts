@@ -16,14 +16,14 @@ export { CLASSIFIER_SPACE } from "./classifier.js";
 export interface OfflineJudgeOptions {
   /**
    * The id of the embedder whose vectors judge() receives (Embedder.id). The classifiers run only when it names
-   * the space they were trained in (USE-lite, alone or in the hybrid); otherwise the rules alone decide.
+   * the space they were trained in (all-MiniLM-L6-v2, alone or in the hybrid); otherwise the rules alone decide.
    */
   embedderId?: string;
   /** For tests: other trained weights. */
   weights?: ClassifierWeights;
 }
 
-/** Judges one memory: rules, blended with the classifiers when `sentence` (a USE-lite vector) is given. */
+/** Judges one memory: rules, blended with the classifiers when `sentence` (a MiniLM vector) is given. */
 export function judgeText(text: string, now: Date, sentence: Float32Array | null, weights: ClassifierWeights = CLASSIFIER_WEIGHTS): Judgement {
   const rules = rateImportanceByRules(text);
   let categoryScores = scoreCategories(text);
