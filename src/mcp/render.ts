@@ -1,6 +1,7 @@
 // What an agent (or a person at the command line) reads of each API answer, as a few plain lines (failures:
 // ./render-error.ts). Answers from other servers may lack fields or carry new enumeration values, so every read is
 // tolerant.
+import { SIGNAL_LABELS } from "../contract/health.js";
 import type { HealthResponse, RetrieveResponse, StatusResponse, StoreResponse } from "../client/schemas.js";
 
 export function renderRemember(result: StoreResponse): string {
@@ -46,19 +47,10 @@ export function renderRecall(result: RetrieveResponse): string {
   return lines.join("\n");
 }
 
-const SIGNAL_LABELS: Record<string, string> = {
-  total_memories: "total memories",
-  stale_memories: "stale (expired, or untouched for 90 days)",
-  duplicate_memories: "duplicates",
-  overlong_memories: "overlong (over 1,000 characters)",
-  never_retrieved_memories: "never retrieved (older than 7 days)",
-  open_recommendations: "open recommendations",
-};
-
 export function renderHealth(result: HealthResponse): string {
   const lines = [`Memory quality score: ${result.quality_score}/100`, "Signals:"];
   for (const [name, value] of Object.entries(result.signals ?? {})) {
-    lines.push(`- ${SIGNAL_LABELS[name] ?? name.replace(/_/g, " ")}: ${value}`);
+    lines.push(`- ${SIGNAL_LABELS[name]?.phrase ?? name.replace(/_/g, " ")}: ${value}`);
   }
   const recommendations = result.recommendations ?? [];
   if (recommendations.length === 0) {
