@@ -385,6 +385,14 @@ export class PostgresStore implements MemoryStore {
     return (rowCount ?? 0) > 0;
   }
 
+  async getKey(keyId: number): Promise<{ workspaceId: number; revokedAt: number | null } | null> {
+    const { rows } = await this.q<{ workspace_id: number; revoked_at: number | null }>(
+      "SELECT workspace_id, revoked_at FROM api_keys WHERE id = $1",
+      [keyId],
+    );
+    return rows[0] ? { workspaceId: rows[0].workspace_id, revokedAt: rows[0].revoked_at } : null;
+  }
+
   // Memories
 
   vectorsSince(workspaceId: number, sinceRev: number, limit?: number): Promise<VectorRecord[]> {
