@@ -123,7 +123,10 @@ async function runCommand(
     case "key revoke": {
       expectArgs(positionals, 3, "key revoke KEY_ID");
       const keyId = parseId(positionals[2], "KEY_ID");
-      if (!(await service.revokeKey(keyId))) throw new Error(`no API key with id ${keyId}`);
+      if (!(await service.revokeKey(keyId))) {
+        const state = await service.keyState(keyId);
+        throw new Error(state === "revoked" ? `API key ${keyId} is already revoked; nothing changed` : `no API key with id ${keyId}`);
+      }
       return { json: { key_id: keyId, revoked: true }, human: [`API key ${keyId} is revoked.`] };
     }
     case "key import": {
@@ -131,6 +134,7 @@ async function runCommand(
       const workspaceId = parseId(positionals[2], "WORKSPACE_ID");
       const apiKey = positionals[3] === "-" ? await readStdin() : positionals[3]!.trim();
       if (apiKey === "" || /\s/.test(apiKey)) throw new UsageError("the key to import must be one word with no spaces");
+      // Its strength (length and entropy) is checked by the service, which names what is missing.
       const key = await service.importKey(workspaceId, apiKey);
       return {
         json: { workspace_id: workspaceId, key_id: key.keyId, api_key_prefix: key.prefix },

@@ -3,7 +3,7 @@
 import { RATE_LIMIT_BURST_DEFAULT, RATE_LIMIT_RPS_DEFAULT } from "../contract/limits.js";
 import type { StatusResponse, WorkspaceStatus } from "../contract/wire.js";
 import { measureHealth } from "./health/index.js";
-import { hashApiKey, keyPrefix, newApiKey, sameKeyHash, type RandomBytes } from "./ids.js";
+import { hashApiKey, importedKeyProblem, keyPrefix, newApiKey, sameKeyHash, type RandomBytes } from "./ids.js";
 import { RETIRED_EMBEDDER_PREFIX } from "./models/retired.js";
 import type { Embedder, Judge } from "./models/types.js";
 import { runWritePipeline } from "./pipeline/index.js";
@@ -67,13 +67,42 @@ export function createService(deps: CoreDeps): MemoryService & AdminService {
     return ws;
   }
 
+  /** SQLite's and PostgreSQL's unique-constraint failures. */
+  const isUniqueViolation = (err: unknown) => {
+    const code = (err as { code?: unknown } | null)?.code;
+    return code === "SQLITE_CONSTRAINT_UNIQUE" || code === "23505";
+  };
+
+  /** A key for the workspace; one key opens one workspace, so a key some workspace already has is refused by name. */
+  async function registerKey(workspaceId: number, apiKey: string): Promise<{ keyId: number; prefix: string }> {
+    await requireWorkspace(workspaceId);
+    const key = newKey(apiKey, nowMs());
+    const holder = await store.findKeyByHash(key.key_hash);
+    if (holder) {
+      throw new Error(
+        holder.workspace.id === workspaceId
+          ? `this key is already key ${holder.keyId} of workspace ${workspaceId}; nothing was imported`
+          : `this key already opens workspace ${holder.workspace.id} (key ${holder.keyId}), and a key opens one workspace only: ` +
+            `import a different key, or revoke it there first and then import a new one; nothing was imported`,
+      );
+    }
+    try {
+      return { keyId: await store.insertKey({ ...key, workspace_id: workspaceId }), prefix: key.prefix };
+    } catch (err) {
+      // The hash is unique across live and revoked keys: a revoked key is never live again.
+      if (!isUniqueViolation(err)) throw err;
+      throw new Error("this key was revoked (or is being imported by someone else right now); import a new key; nothing was imported");
+    }
+  }
+
   const service: MemoryService & AdminService = {
     async authenticate(apiKey) {
       if (!apiKey) return null;
       const keyHash = hashApiKey(apiKey);
       // The key itself is never compared: its SHA-256 finds the row, and that match is confirmed in constant time.
       const found = await store.findKeyByHash(keyHash);
-      return found && sameKeyHash(found.keyHash, keyHash) ? { workspace: found.workspace, keyId: found.keyId, keyPrefix: found.prefix } : null;
+      // The prefix is cut from the key presented, so a row written before prefixes were bounded never shows more.
+      return found && sameKeyHash(found.keyHash, keyHash) ? { workspace: found.workspace, keyId: found.keyId, keyPrefix: keyPrefix(apiKey) } : null;
     },
 
     store(auth: AuthContext, input, opts) {
@@ -186,19 +215,23 @@ export function createService(deps: CoreDeps): MemoryService & AdminService {
 
     async createKey(workspaceId) {
       const apiKey = newApiKey(deps.random);
-      const { keyId, prefix } = await service.importKey(workspaceId, apiKey);
+      const { keyId, prefix } = await registerKey(workspaceId, apiKey);
       return { keyId, apiKey, prefix };
     },
 
     async importKey(workspaceId, apiKey) {
-      await requireWorkspace(workspaceId);
-      if (!apiKey || /\s/.test(apiKey)) throw new Error("an API key is one word without spaces");
-      const key = newKey(apiKey, nowMs());
-      return { keyId: await store.insertKey({ ...key, workspace_id: workspaceId }), prefix: key.prefix };
+      const problem = importedKeyProblem(apiKey);
+      if (problem) throw new Error(`${problem}; nothing was imported`);
+      return registerKey(workspaceId, apiKey);
     },
 
     revokeKey(keyId) {
       return store.revokeKey(keyId, nowMs());
+    },
+
+    async keyState(keyId) {
+      const key = await store.getKey(keyId);
+      return key === null ? null : key.revokedAt === null ? "live" : "revoked";
     },
 
     async reembed(opts = {}) {

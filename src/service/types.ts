@@ -98,6 +98,8 @@ export interface AdminService {
   /** Registers an existing key (e.g. of an older prefix) for a workspace. */
   importKey(workspaceId: number, apiKey: string): Promise<{ keyId: number; prefix: string }>;
   revokeKey(keyId: number): Promise<boolean>;
+  /** Whether the key with this id is live or revoked; null when there is no such key. */
+  keyState(keyId: number): Promise<"live" | "revoked" | null>;
   /**
    * Re-embeds every memory whose vector came from another model; returns how many were re-embedded. `onProgress` is
    * told the running count after each batch; `fromPrefix` limits it to vectors whose model id starts so. `serve` runs it

@@ -329,6 +329,7 @@ export function openSqliteStore(path: string): MemoryStore {
         "WHERE k.key_hash = ? AND k.revoked_at IS NULL",
     ),
     revokeKey: db.prepare("UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL"),
+    getKey: db.prepare("SELECT workspace_id, revoked_at FROM api_keys WHERE id = ?"),
     vectorsSince: db.prepare(
       "SELECT m.id, m.rev, m.embedder_id, v.vector FROM memories m JOIN memory_vectors v ON v.memory_id = m.id " +
         "WHERE m.workspace_id = ? AND m.rev > ? ORDER BY m.rev",
@@ -530,6 +531,10 @@ export function openSqliteStore(path: string): MemoryStore {
     },
     async revokeKey(keyId, nowMs) {
       return q.revokeKey.run(nowMs, keyId).changes > 0;
+    },
+    async getKey(keyId) {
+      const row = q.getKey.get(keyId) as { workspace_id: number; revoked_at: number | null } | undefined;
+      return row ? { workspaceId: row.workspace_id, revokedAt: row.revoked_at } : null;
     },
 
     vectorsSince: async (workspaceId, sinceRev, limit) => readVectors(workspaceId, sinceRev, limit),

@@ -194,6 +194,8 @@ export interface MemoryStore {
   findKeyByHash(keyHash: string): Promise<{ keyId: number; prefix: string; keyHash: string; workspace: Workspace } | null>;
   /** Sets revoked_at; true when a live key was revoked. */
   revokeKey(keyId: number, nowMs: number): Promise<boolean>;
+  /** The key with this id, live or revoked (revokedAt null when live), or null when there is none. */
+  getKey(keyId: number): Promise<{ workspaceId: number; revokedAt: number | null } | null>;
 
   // Memories (reads outside the write lock)
   /** Same as WorkspaceTx.vectorsSince, outside any lock (sees committed rows); at most `limit` rows when given. */
