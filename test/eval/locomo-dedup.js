@@ -62,7 +62,7 @@ const dir = mkdtempSync(join(tmpdir(), "locomo-dedup-"));
 const dbPath = join(dir, "locomo.db");
 const service = await openService({ dbPath, env: {}, models: { embedder, judge } });
 
-const totals = { turns: 0, rejected: 0, merges: 0, crossSpeaker: 0, groups: 0, mixedGroups: 0, evidence: 0, evidenceLost: 0 };
+const totals = { turns: 0, rejected: 0, merges: 0, crossSpeaker: 0, groups: 0, mixedGroups: 0, evidence: 0, evidenceLost: 0, textsReplaced: 0 };
 const shown = [];
 const started = Date.now();
 try {
@@ -97,10 +97,12 @@ try {
     if (turn.merged && group.some((t) => t.speaker !== turn.speaker)) totals.crossSpeaker++;
     group.push(turn);
     byMemory.set(turn.memoryId, group);
+    // Lost: the memory that answers for the turn no longer holds the turn's own text, word for word.
+    const lost = !textOf.get(turn.memoryId).includes(turn.text);
+    if (lost) totals.textsReplaced++;
     if (evidence.get(turn.conversation).has(turn.diaId)) {
       totals.evidence++;
-      // Lost: the memory that answers for the turn no longer holds the turn's own text.
-      if (!textOf.get(turn.memoryId).includes(turn.text)) totals.evidenceLost++;
+      if (lost) totals.evidenceLost++;
     }
   }
   for (const [id, group] of byMemory) {
@@ -119,5 +121,6 @@ console.log(
   `${embedder.id} threshold ${embedder.dedupThreshold}: ${totals.turns} turns (${totals.rejected} rejected), ` +
     `${totals.merges} merged into ${totals.groups} groups (${totals.mixedGroups} mixing speakers), ` +
     `${totals.crossSpeaker} merges across speakers, ${totals.evidenceLost} of ${totals.evidence} evidence turns lost their text ` +
+    `(${totals.textsReplaced} turns in all are kept only as the restatement that absorbed them) ` +
     `(${seconds} s; ${textsEmbedded - totals.turns} sentences embedded to check merges)`,
 );
