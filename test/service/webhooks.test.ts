@@ -4,6 +4,7 @@
 // service delivers its events).
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { webhookPayloadProblems } from "../support/openapi.js";
 import { call, startService, TEST_DATABASE_URL, type ServiceHandle } from "../support/service.js";
 import { startReceiver, type Receiver } from "../support/webhook-receiver.js";
 
@@ -291,6 +292,12 @@ describe("webhooks from a running serve", () => {
     expect(mine.every((m) => m.type === "billing.usage_threshold" && m.verified)).toBe(true);
     expect(mine.map((m) => m.data.share).sort()).toEqual([0.5, 1]);
     expect(mine.find((m) => m.data.share === 1)!.data).toMatchObject({ workspace_id: workspaceId, plan: "metered", quota_writes: 2, writes: 2 });
+  });
+
+  it("every event delivered above matches its payload in the OpenAPI document's webhooks section", () => {
+    const types = new Set(receiver.received.map((m) => m.type));
+    expect(types.size).toBeGreaterThanOrEqual(11);
+    expect(receiver.received.flatMap((m) => webhookPayloadProblems(m.body))).toEqual([]);
   });
 });
 

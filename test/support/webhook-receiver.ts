@@ -9,6 +9,8 @@ export interface ReceivedMessage {
   type: string;
   timestamp: string;
   data: Record<string, any>;
+  /** The whole JSON body. */
+  body: Record<string, unknown>;
   path: string;
   headers: IncomingHttpHeaders;
   /** The signature verified with the endpoint's secret (set by `setSecret`). */
@@ -45,7 +47,7 @@ export async function startReceiver(): Promise<Receiver> {
       } catch {
         verified = false;
       }
-      let parsed: { type?: string; timestamp?: string; data?: Record<string, unknown> } = {};
+      let parsed: { type?: string; timestamp?: string; data?: Record<string, unknown> } & Record<string, unknown> = {};
       try {
         parsed = JSON.parse(body);
       } catch {}
@@ -54,6 +56,7 @@ export async function startReceiver(): Promise<Receiver> {
         type: String(parsed.type ?? ""),
         timestamp: String(parsed.timestamp ?? ""),
         data: parsed.data ?? {},
+        body: parsed,
         path: req.url ?? "",
         headers: req.headers,
         verified,
