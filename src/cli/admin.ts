@@ -4,6 +4,7 @@ import type { WorkspaceStatus } from "../contract/wire.js";
 import { createJsonLog, parseLogLevel } from "../service/http/json-log.js";
 import type { AdminService, MemoryService, Workspace } from "../service/types.js";
 import { openStore, reportFailure, resolveStoreLocation } from "./serve.js";
+import { checkWebhookCommand, WEBHOOK_USAGE } from "./webhook.js";
 
 const USAGE = `usage: brain-mcp admin <command> [--db PATH | --database-url URL] [--json]
 
@@ -17,6 +18,7 @@ const USAGE = `usage: brain-mcp admin <command> [--db PATH | --database-url URL]
   export --workspace WORKSPACE_ID [--out FILE] [--vectors]   (JSON Lines; stdout without --out)
   import FILE --workspace WORKSPACE_ID | --new NAME           (adds only what is not there yet)
   backup --out FILE                                          (a consistent copy of a live SQLite store)
+${WEBHOOK_USAGE}
 
   --db PATH / BRAIN_DB, --database-url URL / BRAIN_DATABASE_URL: the store (as for serve)
   --json   print one JSON object instead of sentences`;
@@ -174,6 +176,9 @@ export async function runAdmin(argv: string[], env: NodeJS.ProcessEnv = process.
         out: { type: "string" },
         vectors: { type: "boolean" },
         new: { type: "string" },
+        url: { type: "string" },
+        events: { type: "string" },
+        limit: { type: "string" },
         help: { type: "boolean", short: "h", default: false },
       },
     });
@@ -203,6 +208,13 @@ export async function runAdmin(argv: string[], env: NodeJS.ProcessEnv = process.
       (out.toStderr ? process.stderr : process.stdout).write(summary);
       process.exitCode = out.exitCode ?? 0;
       return out.exitCode ?? 0;
+    }
+    if (positionals[0] === "webhook") {
+      checkWebhookCommand(positionals, values);
+      const { runWebhook } = await import("./webhook.js");
+      const out = await runWebhook(positionals, values, location, env, log);
+      process.stdout.write(values.json ? `${JSON.stringify(out.json)}\n` : `${out.human.join("\n")}\n`);
+      return 0;
     }
     // Check the command's shape before opening the store (and loading models).
     const known = ["workspace list", "workspace create", "workspace set-status", "key create", "key revoke", "key import"];

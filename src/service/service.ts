@@ -13,6 +13,7 @@ import { VectorIndexes } from "./retrieval/vector-index.js";
 import type { MemoryStore, NewKey, NewWorkspace } from "./store/types.js";
 import { isoSeconds } from "./time.js";
 import type { AdminService, AuthContext, MemoryService, ServiceLog, Workspace } from "./types.js";
+import { createWebhookRuntime } from "./webhooks/runtime.js";
 
 export const DEFAULT_PLAN = "free";
 export const DEFAULT_BILLING_CYCLE = "monthly";
@@ -42,6 +43,7 @@ export function createService(deps: CoreDeps): MemoryService & AdminService {
   const rps = positiveNumber(deps.env.BRAIN_RATE_LIMIT_RPS, RATE_LIMIT_RPS_DEFAULT);
   const burst = positiveNumber(deps.env.BRAIN_RATE_LIMIT_BURST, RATE_LIMIT_BURST_DEFAULT);
   const nowMs = () => now().getTime();
+  const webhooks = createWebhookRuntime({ store, env: deps.env, log, now: nowMs, version: deps.version });
 
   const newWorkspace = (input: { name: string; plan?: string; billing_cycle?: string }, at: number): NewWorkspace => ({
     name: input.name,
@@ -125,8 +127,10 @@ export function createService(deps: CoreDeps): MemoryService & AdminService {
       return retrieveMemories({ store, indexes, embedder, now }, auth.workspace.id, input);
     },
 
-    health(auth) {
-      return measureHealth({ store, embedder, loadIndex }, auth.workspace.id, nowMs());
+    async health(auth) {
+      const report = await measureHealth({ store, embedder, loadIndex }, auth.workspace.id, nowMs());
+      webhooks.qualityMeasured(auth.workspace.id, report.quality_score);
+      return report;
     },
 
     async status(auth): Promise<StatusResponse> {
@@ -182,7 +186,10 @@ export function createService(deps: CoreDeps): MemoryService & AdminService {
       return store.ping();
     },
 
+    webhooks,
+
     async close() {
+      await webhooks.stop();
       await store.close();
     },
 

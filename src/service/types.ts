@@ -10,6 +10,7 @@ import type {
   WorkspaceStatus,
 } from "../contract/wire.js";
 import type { PiiType } from "./pipeline/pii-types.js";
+import type { WebhookRuntime } from "./webhooks/runtime.js";
 
 export interface Workspace {
   /** Assigned by the store, never reused. */
@@ -78,6 +79,8 @@ export interface MemoryService {
   warmUp(workspaces: number, opts?: { reembed?: boolean }): Promise<void>;
   /** True when the store can be read and written and the models are loaded. */
   healthy(): Promise<boolean>;
+  /** Webhook delivery (started by `serve`) and the anomaly counters the HTTP edge feeds. */
+  readonly webhooks?: WebhookRuntime;
   close(): Promise<void>;
 }
 

@@ -27,6 +27,8 @@ import { redactingLog } from "./postgres/redacting-log.js";
 import { asStoreError, isStoreUnavailable } from "./postgres/unavailable.js";
 import { readBrowse, readStats, type Statement } from "./dashboard-sql.js";
 import type { MemoryFilter, MemoryStats } from "./types.js";
+import { postgresRunner } from "../webhooks/sql.js";
+import { createWebhookStore } from "../webhooks/store.js";
 
 export interface PostgresStoreOptions {
   /** Connections per process (default 10, or `?pool_max=N` in the URL). */
@@ -276,7 +278,9 @@ export class PostgresStore implements MemoryStore {
   constructor(
     private readonly pool: Pool,
     private readonly log?: ServiceLog,
-  ) {}
+  ) {
+    this.webhooks = createWebhookStore(postgresRunner(pool));
+  }
 
   /** Applies pending migrations on a dedicated connection (several processes may start at once). */
   async migrate(): Promise<number[]> {
@@ -320,6 +324,8 @@ export class PostgresStore implements MemoryStore {
   }
 
   private readonly db: Queryable = { query: (sql, params) => this.q(sql, params) };
+
+  readonly webhooks;
 
   // Workspaces
 

@@ -22,6 +22,9 @@ import type {
 import { likePrefix, toMemory, toWorkspace, type MemoryRow, type WorkspaceRow } from "./rows.js";
 import { createTokenBuckets } from "./token-bucket.js";
 import { readBrowse, readStats, type Statement } from "./dashboard-sql.js";
+import { SQLITE_WEBHOOKS_MIGRATION } from "../webhooks/schema.js";
+import { sqliteRunner } from "../webhooks/sql.js";
+import { createWebhookStore } from "../webhooks/store.js";
 
 type Db = BetterSqlite3.Database;
 
@@ -219,6 +222,8 @@ const MIGRATIONS: string[] = [
   `,
   // 2: integer ids assigned by the store.
   INTEGER_IDS,
+  // 3: webhook endpoints, the event outbox, deliveries, and the triggers that write lifecycle events.
+  SQLITE_WEBHOOKS_MIGRATION,
 ];
 
 const MEMORY_COLUMNS =
@@ -592,6 +597,8 @@ export function openSqliteStore(path: string): MemoryStore {
     async takeRateToken(keyId, rps, burst, nowMs): Promise<RateDecision> {
       return buckets.take(keyId, rps, burst, nowMs);
     },
+
+    webhooks: createWebhookStore(sqliteRunner(db, serialize)),
 
     async ping() {
       try {

@@ -16,6 +16,7 @@
 //   AUTOINCREMENT, PostgreSQL identity columns); stores written by 0.1.0 (text ids) are migrated on open.
 import type { TemporalType, WorkspaceStatus } from "../../contract/wire.js";
 import type { RateDecision, Workspace } from "../types.js";
+import type { WebhookStore } from "../webhooks/store.js";
 
 /** A memory as the store keeps it, without its vector. */
 export interface MemoryRecord {
@@ -245,6 +246,9 @@ export interface MemoryStore {
 
   // Rate limit: a token bucket per key (in-process on SQLite, shared across processes on PostgreSQL)
   takeRateToken(keyId: number, rps: number, burst: number, nowMs: number): Promise<RateDecision>;
+
+  /** Webhook endpoints, the event outbox and deliveries (../webhooks/store.ts), on this store's connection. */
+  readonly webhooks: WebhookStore;
 
   /** Reads and writes a probe row; false (never throws) when the store cannot. */
   ping(): Promise<boolean>;

@@ -2,6 +2,7 @@
 // processes starting together migrate once; each version is recorded in `brain_migrations` and never re-run.
 // Append new migrations; never edit an applied one.
 import type { PoolClient } from "pg";
+import { POSTGRES_WEBHOOKS_MIGRATION } from "../../webhooks/schema.js";
 
 export interface Migration {
   version: number;
@@ -141,6 +142,7 @@ export const MIGRATIONS: readonly Migration[] = [
       DROP FUNCTION pg_temp.ws_id(text), pg_temp.key_id(text), pg_temp.mem_id(text);
     `,
   },
+  { version: 3, name: "webhooks", sql: POSTGRES_WEBHOOKS_MIGRATION },
 ];
 
 /** One transaction-scoped advisory lock serializes migrating across processes. */
