@@ -40,3 +40,8 @@ export function sameKeyHash(a: string, b: string): boolean {
 export function keyPrefix(apiKey: string): string {
   return apiKey.slice(0, API_KEY_PUBLIC_PREFIX_CHARS);
 }
+
+/** What the store is given for a key created at `at`: its hash and public prefix, never the key itself. */
+export function keyRecordOf(apiKey: string, at: number): { key_hash: string; prefix: string; created_at: number } {
+  return { key_hash: hashApiKey(apiKey), prefix: keyPrefix(apiKey), created_at: at };
+}

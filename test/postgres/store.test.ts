@@ -56,7 +56,7 @@ describe.skipIf(!canStartPostgres())("the PostgreSQL store", () => {
     await client.connect();
     const { rows } = await client.query("SELECT version FROM brain_migrations ORDER BY version");
     await client.end();
-    expect(rows.map((r) => r.version)).toEqual([1, 2]);
+    expect(rows.map((r) => r.version)).toEqual([1, 2, 3]);
     const again = await openPostgresStore(url);
     expect(await again.migrate()).toEqual([]);
     await again.close();

@@ -141,6 +141,22 @@ export const MIGRATIONS: readonly Migration[] = [
       DROP FUNCTION pg_temp.ws_id(text), pg_temp.key_id(text), pg_temp.mem_id(text);
     `,
   },
+  {
+    // A forgotten memory leaves only its id and the rev of its forgetting (never its text): every process's vector
+    // cache applies it like any other change, and revs stay strictly increasing after the newest memory is forgotten.
+    version: 3,
+    name: "forgetting and key use",
+    sql: `
+      CREATE TABLE memory_tombstones (
+        workspace_id bigint NOT NULL REFERENCES workspaces(id),
+        rev          bigint NOT NULL,
+        memory_id    bigint NOT NULL,
+        deleted_at   bigint NOT NULL,
+        PRIMARY KEY (workspace_id, rev)
+      );
+      ALTER TABLE api_keys ADD COLUMN last_used_at bigint;
+    `,
+  },
 ];
 
 /** One transaction-scoped advisory lock serializes migrating across processes. */
