@@ -4,6 +4,7 @@ import type { WorkspaceStatus } from "../contract/wire.js";
 import { createJsonLog, parseLogLevel } from "../service/http/json-log.js";
 import type { AdminService, MemoryService, Workspace } from "../service/types.js";
 import { openStore, reportFailure, resolveStoreLocation } from "./serve.js";
+import type { TransferOutput } from "./transfer.js";
 
 const USAGE = `usage: brain-mcp admin <command> [--db PATH | --database-url URL] [--json]
 
@@ -17,6 +18,10 @@ const USAGE = `usage: brain-mcp admin <command> [--db PATH | --database-url URL]
   export --workspace WORKSPACE_ID [--out FILE] [--vectors]   (JSON Lines; stdout without --out)
   import FILE --workspace WORKSPACE_ID | --new NAME           (adds only what is not there yet)
   backup --out FILE                                          (a consistent copy of a live SQLite store)
+  memory delete MEMORY_ID… [--workspace WORKSPACE_ID]        (forgets them: text, vector, idempotent answers)
+  memory forget --workspace WORKSPACE_ID --query "…" [--min-score S] [--yes]
+                                   (shows the memories found by meaning, scoring S or more (default 0.5), and asks;
+                                    without a terminal it forgets only with --yes)
 
   --db PATH / BRAIN_DB, --database-url URL / BRAIN_DATABASE_URL: the store (as for serve)
   --json   print one JSON object instead of sentences`;
@@ -170,6 +175,9 @@ export async function runAdmin(argv: string[], env: NodeJS.ProcessEnv = process.
         out: { type: "string" },
         vectors: { type: "boolean" },
         new: { type: "string" },
+        query: { type: "string" },
+        "min-score": { type: "string" },
+        yes: { type: "boolean", default: false },
         help: { type: "boolean", short: "h", default: false },
       },
     });
@@ -179,6 +187,14 @@ export async function runAdmin(argv: string[], env: NodeJS.ProcessEnv = process.
     return 2;
   }
   const { values, positionals } = parsed;
+  /** Writes a command's summary (and warnings) and sets the exit code. */
+  const finish = (out: TransferOutput): number => {
+    const summary = values.json ? `${JSON.stringify(out.json)}\n` : `${out.human.join("\n")}\n`;
+    for (const warning of out.warnings ?? []) process.stderr.write(`brain-mcp admin: ${warning}\n`);
+    (out.toStderr ? process.stderr : process.stdout).write(summary);
+    process.exitCode = out.exitCode ?? 0;
+    return out.exitCode ?? 0;
+  };
   if (values.help || positionals.length === 0) {
     (values.help ? process.stdout : process.stderr).write(`${USAGE}\n`);
     const code = values.help ? 0 : 2;
@@ -191,14 +207,10 @@ export async function runAdmin(argv: string[], env: NodeJS.ProcessEnv = process.
   let service: (MemoryService & AdminService) | undefined;
   try {
     const location = resolveStoreLocation(values, env);
+    if (positionals[0] === "memory") return finish(await (await import("./memory-admin.js")).runMemoryAdmin(positionals, values, location, env, log));
     if (TRANSFER_COMMANDS.includes(positionals[0]!)) {
       const { runTransfer } = await import("./transfer.js");
-      const out = await runTransfer(positionals, values, location, env, log);
-      const summary = values.json ? `${JSON.stringify(out.json)}\n` : `${out.human.join("\n")}\n`;
-      for (const warning of out.warnings ?? []) process.stderr.write(`brain-mcp admin: ${warning}\n`);
-      (out.toStderr ? process.stderr : process.stdout).write(summary);
-      process.exitCode = out.exitCode ?? 0;
-      return out.exitCode ?? 0;
+      return finish(await runTransfer(positionals, values, location, env, log));
     }
     // Check the command's shape before opening the store (and loading models).
     const known = ["workspace list", "workspace create", "workspace set-status", "key create", "key revoke", "key import"];
