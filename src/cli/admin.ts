@@ -5,6 +5,7 @@ import { createJsonLog, parseLogLevel } from "../service/http/json-log.js";
 import type { AdminService, MemoryService, Workspace } from "../service/types.js";
 import { openStore, reportFailure, resolveStoreLocation } from "./serve.js";
 import { checkWebhookCommand, WEBHOOK_USAGE } from "./webhook.js";
+import type { TransferOutput } from "./transfer.js";
 
 const USAGE = `usage: brain-mcp admin <command> [--db PATH | --database-url URL] [--json]
 
@@ -19,6 +20,10 @@ const USAGE = `usage: brain-mcp admin <command> [--db PATH | --database-url URL]
   import FILE --workspace WORKSPACE_ID | --new NAME           (adds only what is not there yet)
   backup --out FILE                                          (a consistent copy of a live SQLite store)
 ${WEBHOOK_USAGE}
+  memory delete MEMORY_ID… [--workspace WORKSPACE_ID]        (forgets them: text, vector, idempotent answers)
+  memory forget --workspace WORKSPACE_ID --query "…" [--min-score S] [--yes]
+                                   (shows the memories found by meaning, scoring S or more (default 0.5), and asks;
+                                    without a terminal it forgets only with --yes)
 
   --db PATH / BRAIN_DB, --database-url URL / BRAIN_DATABASE_URL: the store (as for serve)
   --json   print one JSON object instead of sentences`;
@@ -179,6 +184,9 @@ export async function runAdmin(argv: string[], env: NodeJS.ProcessEnv = process.
         url: { type: "string" },
         events: { type: "string" },
         limit: { type: "string" },
+        query: { type: "string" },
+        "min-score": { type: "string" },
+        yes: { type: "boolean", default: false },
         help: { type: "boolean", short: "h", default: false },
       },
     });
@@ -188,6 +196,14 @@ export async function runAdmin(argv: string[], env: NodeJS.ProcessEnv = process.
     return 2;
   }
   const { values, positionals } = parsed;
+  /** Writes a command's summary (and warnings) and sets the exit code. */
+  const finish = (out: TransferOutput): number => {
+    const summary = values.json ? `${JSON.stringify(out.json)}\n` : `${out.human.join("\n")}\n`;
+    for (const warning of out.warnings ?? []) process.stderr.write(`brain-mcp admin: ${warning}\n`);
+    (out.toStderr ? process.stderr : process.stdout).write(summary);
+    process.exitCode = out.exitCode ?? 0;
+    return out.exitCode ?? 0;
+  };
   if (values.help || positionals.length === 0) {
     (values.help ? process.stdout : process.stderr).write(`${USAGE}\n`);
     const code = values.help ? 0 : 2;
@@ -200,14 +216,10 @@ export async function runAdmin(argv: string[], env: NodeJS.ProcessEnv = process.
   let service: (MemoryService & AdminService) | undefined;
   try {
     const location = resolveStoreLocation(values, env);
+    if (positionals[0] === "memory") return finish(await (await import("./memory-admin.js")).runMemoryAdmin(positionals, values, location, env, log));
     if (TRANSFER_COMMANDS.includes(positionals[0]!)) {
       const { runTransfer } = await import("./transfer.js");
-      const out = await runTransfer(positionals, values, location, env, log);
-      const summary = values.json ? `${JSON.stringify(out.json)}\n` : `${out.human.join("\n")}\n`;
-      for (const warning of out.warnings ?? []) process.stderr.write(`brain-mcp admin: ${warning}\n`);
-      (out.toStderr ? process.stderr : process.stdout).write(summary);
-      process.exitCode = out.exitCode ?? 0;
-      return out.exitCode ?? 0;
+      return finish(await runTransfer(positionals, values, location, env, log));
     }
     if (positionals[0] === "webhook") {
       checkWebhookCommand(positionals, values);

@@ -76,3 +76,8 @@ export function importedKeyProblem(apiKey: string): string | null {
   }
   return null;
 }
+
+/** What the store is given for a key created at `at`: its hash and public prefix, never the key itself. */
+export function keyRecordOf(apiKey: string, at: number): { key_hash: string; prefix: string; created_at: number } {
+  return { key_hash: hashApiKey(apiKey), prefix: keyPrefix(apiKey), created_at: at };
+}

@@ -3,7 +3,7 @@
 import { RATE_LIMIT_BURST_DEFAULT, RATE_LIMIT_RPS_DEFAULT } from "../contract/limits.js";
 import type { StatusResponse, WorkspaceStatus } from "../contract/wire.js";
 import { measureHealth } from "./health/index.js";
-import { hashApiKey, importedKeyProblem, keyPrefix, newApiKey, sameKeyHash, type RandomBytes } from "./ids.js";
+import { hashApiKey, importedKeyProblem, keyPrefix, keyRecordOf, newApiKey, sameKeyHash, type RandomBytes } from "./ids.js";
 import { RETIRED_EMBEDDER_PREFIX } from "./models/retired.js";
 import type { Embedder, Judge } from "./models/types.js";
 import { runWritePipeline } from "./pipeline/index.js";
@@ -17,6 +17,8 @@ import { createWebhookRuntime } from "./webhooks/runtime.js";
 
 export const DEFAULT_PLAN = "free";
 export const DEFAULT_BILLING_CYCLE = "monthly";
+/** How finely a key's last use is recorded: at most one write per key and process in this window. */
+export const KEY_USE_RESOLUTION_MS = 60_000;
 /** Memories re-embedded per write transaction. */
 const REEMBED_BATCH = 64;
 
@@ -53,11 +55,18 @@ export function createService(deps: CoreDeps): MemoryService & AdminService {
     created_at: at,
   });
   /** Only the key's SHA-256 is stored. */
-  const newKey = (apiKey: string, at: number): Omit<NewKey, "workspace_id"> => ({
-    key_hash: hashApiKey(apiKey),
-    prefix: keyPrefix(apiKey),
-    created_at: at,
-  });
+  const newKey = (apiKey: string, at: number): Omit<NewKey, "workspace_id"> => keyRecordOf(apiKey, at);
+
+  // last_used_at is written at most once per KEY_USE_RESOLUTION_MS per key and process, never on the request's path.
+  const keyUseNoted = new Map<number, number>();
+  function noteKeyUse(keyId: number): void {
+    const at = nowMs();
+    if ((keyUseNoted.get(keyId) ?? -Infinity) > at - KEY_USE_RESOLUTION_MS) return;
+    keyUseNoted.set(keyId, at);
+    store.markKeyUsed(keyId, at, at - KEY_USE_RESOLUTION_MS).catch((err: Error) => {
+      log.warn("could not record a key's last use", { key_id: keyId, error: err.message });
+    });
+  }
 
   /** The workspace's vector index, caught up with the store (shared by concurrent readers). */
   const loadIndex = (workspaceId: number) =>
@@ -103,8 +112,10 @@ export function createService(deps: CoreDeps): MemoryService & AdminService {
       const keyHash = hashApiKey(apiKey);
       // The key itself is never compared: its SHA-256 finds the row, and that match is confirmed in constant time.
       const found = await store.findKeyByHash(keyHash);
+      if (!found || !sameKeyHash(found.keyHash, keyHash)) return null;
+      noteKeyUse(found.keyId);
       // The prefix is cut from the key presented, so a row written before prefixes were bounded never shows more.
-      return found && sameKeyHash(found.keyHash, keyHash) ? { workspace: found.workspace, keyId: found.keyId, keyPrefix: keyPrefix(apiKey) } : null;
+      return { workspace: found.workspace, keyId: found.keyId, keyPrefix: keyPrefix(apiKey) };
     },
 
     store(auth: AuthContext, input, opts) {

@@ -143,6 +143,22 @@ export const MIGRATIONS: readonly Migration[] = [
     `,
   },
   { version: 3, name: "webhooks", sql: POSTGRES_WEBHOOKS_MIGRATION },
+  {
+    // A forgotten memory leaves only its id and the rev of its forgetting (never its text): every process's vector
+    // cache applies it like any other change, and revs stay strictly increasing after the newest memory is forgotten.
+    version: 4,
+    name: "forgetting and key use",
+    sql: `
+      CREATE TABLE memory_tombstones (
+        workspace_id bigint NOT NULL REFERENCES workspaces(id),
+        rev          bigint NOT NULL,
+        memory_id    bigint NOT NULL,
+        deleted_at   bigint NOT NULL,
+        PRIMARY KEY (workspace_id, rev)
+      );
+      ALTER TABLE api_keys ADD COLUMN last_used_at bigint;
+    `,
+  },
 ];
 
 /** One transaction-scoped advisory lock serializes migrating across processes. */
