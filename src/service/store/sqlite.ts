@@ -21,6 +21,7 @@ import type {
 } from "./types.js";
 import { likePrefix, toMemory, toWorkspace, type MemoryRow, type WorkspaceRow } from "./rows.js";
 import { createTokenBuckets } from "./token-bucket.js";
+import { guardStoreFile } from "./sqlite-file.js";
 import { readBrowse, readStats, type Statement } from "./dashboard-sql.js";
 
 type Db = BetterSqlite3.Database;
@@ -296,6 +297,7 @@ export function openSqliteStore(path: string): MemoryStore {
     closeSync(openSync(path, "a", 0o600));
   }
   const db: Db = new Database(path, { timeout: BUSY_TIMEOUT_MS });
+  const file = guardStoreFile(path);
   db.pragma("journal_mode = WAL");
   db.pragma("synchronous = NORMAL");
   db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
@@ -594,6 +596,7 @@ export function openSqliteStore(path: string): MemoryStore {
     },
 
     async ping() {
+      if (!file.attached()) return false;
       try {
         await serialize(async () => {
           q.probe.run(Date.now());
@@ -613,7 +616,11 @@ export function openSqliteStore(path: string): MemoryStore {
 
   /** Runs one write at a time on this connection (other processes are serialized by SQLite itself). */
   function serialize<T>(fn: () => Promise<T>): Promise<T> {
-    const run = writeQueue.then(fn, fn);
+    const write = () => {
+      file.requireAttached(); // a write to a deleted file would be acknowledged and lost
+      return fn();
+    };
+    const run = writeQueue.then(write, write);
     writeQueue = run.catch(() => undefined);
     return run;
   }
