@@ -22,6 +22,7 @@ import type {
 import { likePrefix, toMemory, toWorkspace, type MemoryRow, type WorkspaceRow } from "./rows.js";
 import { createTokenBuckets } from "./token-bucket.js";
 import { guardStoreFile } from "./sqlite-file.js";
+import { MEMORY_ID_ATTEMPTS, newMemoryId } from "./memory-ids.js";
 import { readBrowse, readStats, type Statement } from "./dashboard-sql.js";
 
 type Db = BetterSqlite3.Database;
@@ -358,8 +359,8 @@ export function openSqliteStore(path: string): MemoryStore {
     ),
     maxRev: db.prepare("SELECT coalesce(max(rev), 0) AS rev FROM memories WHERE workspace_id = ?"),
     insertMemory: db.prepare(
-      "INSERT INTO memories (workspace_id, text, meta, embedder_id, importance, temporal_type, valid_until, " +
-        "categories, created_at, updated_at, last_accessed_at, access_count, rev) VALUES (@workspace_id, @text, " +
+      "INSERT INTO memories (id, workspace_id, text, meta, embedder_id, importance, temporal_type, valid_until, " +
+        "categories, created_at, updated_at, last_accessed_at, access_count, rev) VALUES (@id, @workspace_id, @text, " +
         "@meta, @embedder_id, @importance, @temporal_type, @valid_until, @categories, @created_at, @created_at, " +
         "NULL, 0, @rev)",
     ),
@@ -432,7 +433,18 @@ export function openSqliteStore(path: string): MemoryStore {
         if (m.workspace_id !== workspaceId) throw new Error("insertMemory: workspace mismatch");
         const rev = (q.maxRev.get(workspaceId) as { rev: number }).rev + 1;
         const { vector, ...row } = m;
-        const id = rowId(q.insertMemory.run({ ...row, meta: JSON.stringify(m.meta), categories: JSON.stringify(m.categories), rev }));
+        const values = { ...row, meta: JSON.stringify(m.meta), categories: JSON.stringify(m.categories), rev };
+        let id = 0;
+        for (let attempt = 1; id === 0; attempt++) {
+          const candidate = newMemoryId();
+          try {
+            q.insertMemory.run({ ...values, id: candidate });
+            id = candidate;
+          } catch (err) {
+            // the id is taken: draw another (SQLite undoes only the failed statement)
+            if ((err as { code?: string }).code !== "SQLITE_CONSTRAINT_PRIMARYKEY" || attempt === MEMORY_ID_ATTEMPTS) throw err;
+          }
+        }
         q.insertVector.run(id, vectorToBytes(vector));
         return getMemory(workspaceId, id)!;
       },
