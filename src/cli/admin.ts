@@ -16,7 +16,7 @@ const USAGE = `usage: brain-mcp admin <command> [--db PATH | --database-url URL]
   key revoke KEY_ID
   key import WORKSPACE_ID KEY      (KEY as "-" reads it from stdin, keeping it out of process lists)
   reembed [--workspace WORKSPACE_ID]
-  export --workspace WORKSPACE_ID [--out FILE] [--vectors]   (JSON Lines; stdout without --out)
+  export --workspace WORKSPACE_ID [--out FILE] [--vectors]   (JSON Lines; stdout without --out; never overwrites)
   import FILE --workspace WORKSPACE_ID | --new NAME           (adds only what is not there yet)
   backup --out FILE                                          (a consistent copy of a live SQLite store)
 ${WEBHOOK_USAGE}

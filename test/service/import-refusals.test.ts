@@ -132,6 +132,15 @@ describe("bad input changes nothing", () => {
     }
   });
 
+  it("export --out refuses an existing file, as backup does, and leaves it as it was", async () => {
+    const out = tempFile("existing.jsonl");
+    writeFileSync(out, "my own notes\n");
+    const result = await adminOn(target, ["export", "--workspace", workspaceId, "--out", out]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(`${out} exists already; choose a new file name (an export, like a backup, never overwrites)`);
+    expect(readFileSync(out, "utf8")).toBe("my own notes\n");
+  });
+
   it("usage mistakes are usage errors before any store is opened", async () => {
     const cases: [(string | number)[], RegExp][] = [
       [["import", exported], /either --workspace WORKSPACE_ID or --new NAME/],

@@ -7,8 +7,9 @@ import { readdirSync, readFileSync } from "node:fs";
 import { extname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Hono, type Context } from "hono";
-import { QUERY_MAX_CHARS } from "../../contract/limits.js";
-import type { ServiceLog } from "../types.js";
+import { QUERY_MAX_CHARS, UNAVAILABLE_RETRY_AFTER_SECONDS } from "../../contract/limits.js";
+import { isStoreUnavailable } from "../http/errors.js";
+import { ServiceError, type ServiceLog } from "../types.js";
 import { HEALTH_LISTS } from "./choices.js";
 import { parseMemoryRequest, parseOffset, type Dashboard } from "./data.js";
 
@@ -260,6 +261,11 @@ export function createUiApp(options: UiAppOptions): Hono {
   });
 
   app.onError((err, c) => {
+    if (err instanceof ServiceError ? err.code === "store_unavailable" : isStoreUnavailable(err)) {
+      log.warn("dashboard: the store is unreachable", { path: c.req.path });
+      const retryAfter = String(UNAVAILABLE_RETRY_AFTER_SECONDS);
+      return c.json({ error: "the store is unreachable right now; try again in a few seconds" }, 503, { "Retry-After": retryAfter });
+    }
     log.error("dashboard request failed", { path: c.req.path, error: err.message });
     return c.json({ error: "the dashboard could not read the store; see the ui command's log" }, 500);
   });

@@ -26,6 +26,7 @@ import {
 import { likePrefix, toMemory, toWorkspace, type MemoryRow, type WorkspaceRow } from "./rows.js";
 import { migrate } from "./postgres/schema.js";
 import { boundedPoolConfig, withoutBounds } from "./postgres/pool.js";
+import { MEMORY_ID_ATTEMPTS, newMemoryId } from "./memory-ids.js";
 import { redactingLog } from "./postgres/redacting-log.js";
 import { asStoreError, isStoreUnavailable } from "./postgres/unavailable.js";
 import { readBrowse, readStats, readUsagePerDay, USAGE_PER_DAY_SQL, type Statement } from "./dashboard-sql.js";
@@ -213,25 +214,32 @@ class PostgresWorkspaceTx implements WorkspaceTx {
   }
 
   async insertMemory(m: NewMemory): Promise<MemoryRecord> {
-    const { rows } = await this.client.query<MemoryRow>(
-      `INSERT INTO memories (workspace_id, text, meta, vector, embedder_id, importance, temporal_type, valid_until,
-                             categories, created_at, updated_at, last_accessed_at, access_count, rev)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10, NULL, 0, ${nextRev("$1")})
-       RETURNING ${MEMORY_COLUMNS}`,
-      [
-        this.workspaceId,
-        m.text,
-        JSON.stringify(m.meta),
-        vectorBytes(m.vector),
-        m.embedder_id,
-        m.importance,
-        m.temporal_type,
-        m.valid_until,
-        JSON.stringify(m.categories),
-        m.created_at,
-      ],
-    );
-    return toMemory(rows[0]!);
+    for (let attempt = 1; ; attempt++) {
+      // ON CONFLICT rather than an error: a failed statement would abort the whole transaction.
+      const { rows } = await this.client.query<MemoryRow>(
+        `INSERT INTO memories (id, workspace_id, text, meta, vector, embedder_id, importance, temporal_type, valid_until,
+                               categories, created_at, updated_at, last_accessed_at, access_count, rev)
+         OVERRIDING SYSTEM VALUE
+         VALUES ($11, $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10, NULL, 0, ${nextRev("$1")})
+         ON CONFLICT (id) DO NOTHING
+         RETURNING ${MEMORY_COLUMNS}`,
+        [
+          this.workspaceId,
+          m.text,
+          JSON.stringify(m.meta),
+          vectorBytes(m.vector),
+          m.embedder_id,
+          m.importance,
+          m.temporal_type,
+          m.valid_until,
+          JSON.stringify(m.categories),
+          m.created_at,
+          newMemoryId(),
+        ],
+      );
+      if (rows[0]) return toMemory(rows[0]);
+      if (attempt === MEMORY_ID_ATTEMPTS) throw new Error("no free memory id after several attempts");
+    }
   }
 
   async updateMemory(id: number, patch: MemoryPatch, nowMs: number): Promise<MemoryRecord | null> {

@@ -27,6 +27,8 @@ import { SQLITE_WEBHOOKS_MIGRATION } from "../webhooks/schema.js";
 import { sqliteRunner } from "../webhooks/sql.js";
 import { createWebhookStore } from "../webhooks/store.js";
 import { readBrowse, readStats, readUsagePerDay, USAGE_PER_DAY_SQL, type Statement } from "./dashboard-sql.js";
+import { guardStoreFile } from "./sqlite-file.js";
+import { MEMORY_ID_ATTEMPTS, newMemoryId } from "./memory-ids.js";
 
 type Db = BetterSqlite3.Database;
 
@@ -343,6 +345,7 @@ export function openSqliteStore(path: string): MemoryStore {
     closeSync(openSync(path, "a", 0o600));
   }
   const db: Db = new Database(path, { timeout: BUSY_TIMEOUT_MS });
+  const file = guardStoreFile(path);
   db.pragma("journal_mode = WAL");
   db.pragma("synchronous = NORMAL");
   db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
@@ -412,8 +415,8 @@ export function openSqliteStore(path: string): MemoryStore {
     markKeyUsed: db.prepare("UPDATE api_keys SET last_used_at = ? WHERE id = ? AND coalesce(last_used_at, 0) < ?"),
     usagePerDay: db.prepare(USAGE_PER_DAY_SQL.replace("$1", "?")),
     insertMemory: db.prepare(
-      "INSERT INTO memories (workspace_id, text, meta, embedder_id, importance, temporal_type, valid_until, " +
-        "categories, created_at, updated_at, last_accessed_at, access_count, rev) VALUES (@workspace_id, @text, " +
+      "INSERT INTO memories (id, workspace_id, text, meta, embedder_id, importance, temporal_type, valid_until, " +
+        "categories, created_at, updated_at, last_accessed_at, access_count, rev) VALUES (@id, @workspace_id, @text, " +
         "@meta, @embedder_id, @importance, @temporal_type, @valid_until, @categories, @created_at, @created_at, " +
         "NULL, 0, @rev)",
     ),
@@ -512,7 +515,18 @@ export function openSqliteStore(path: string): MemoryStore {
         if (m.workspace_id !== workspaceId) throw new Error("insertMemory: workspace mismatch");
         const rev = (q.maxRev.get({ ws: workspaceId }) as { rev: number }).rev + 1;
         const { vector, ...row } = m;
-        const id = rowId(q.insertMemory.run({ ...row, meta: JSON.stringify(m.meta), categories: JSON.stringify(m.categories), rev }));
+        const values = { ...row, meta: JSON.stringify(m.meta), categories: JSON.stringify(m.categories), rev };
+        let id = 0;
+        for (let attempt = 1; id === 0; attempt++) {
+          const candidate = newMemoryId();
+          try {
+            q.insertMemory.run({ ...values, id: candidate });
+            id = candidate;
+          } catch (err) {
+            // the id is taken: draw another (SQLite undoes only the failed statement)
+            if ((err as { code?: string }).code !== "SQLITE_CONSTRAINT_PRIMARYKEY" || attempt === MEMORY_ID_ATTEMPTS) throw err;
+          }
+        }
         q.insertVector.run(id, vectorToBytes(vector));
         return getMemory(workspaceId, id)!;
       },
@@ -698,6 +712,7 @@ export function openSqliteStore(path: string): MemoryStore {
     webhooks: createWebhookStore(sqliteRunner(db, serialize)),
 
     async ping() {
+      if (!file.attached()) return false;
       try {
         await serialize(async () => {
           q.probe.run(Date.now());
@@ -717,7 +732,11 @@ export function openSqliteStore(path: string): MemoryStore {
 
   /** Runs one write at a time on this connection (other processes are serialized by SQLite itself). */
   function serialize<T>(fn: () => Promise<T>): Promise<T> {
-    const run = writeQueue.then(fn, fn);
+    const write = () => {
+      file.requireAttached(); // a write to a deleted file would be acknowledged and lost
+      return fn();
+    };
+    const run = writeQueue.then(write, write);
     writeQueue = run.catch(() => undefined);
     return run;
   }
