@@ -36,6 +36,13 @@ describe("dedup never loses a fact", () => {
     const again = await service.store(auth, { text: "Sam: hey, long time no see!", meta: { dia_id: "D9:1", session: 9 } }, {});
     expect(again.dedup).toEqual({ action: "merged", existing_id: first.memory_id });
     expect((await service.status(auth)).memory_count).toBe(1);
+    // The longer wording survives with its own dia_id; the key only the other turn had is kept.
+    const [memory] = (await service.retrieve(auth, { query: "long time no see", top_k: 5, min_score: 0 })).memories;
+    expect(memory).toMatchObject({ text: "Sam: hey, long time no see!", meta: { dia_id: "D9:1", session: 9 } });
+    const shorter = await service.store(auth, { text: "Sam: hey long time no see", meta: { dia_id: "D12:1", mood: "glad" } }, {});
+    expect(shorter.dedup.action).toBe("merged");
+    const [after] = (await service.retrieve(auth, { query: "long time no see", top_k: 5, min_score: 0 })).memories;
+    expect(after).toMatchObject({ text: "Sam: hey, long time no see!", meta: { dia_id: "D9:1", session: 9, mood: "glad" } });
   });
 
   it("a richer text that drops a sentence of the stored one is stored apart, and both texts survive", async () => {

@@ -99,8 +99,8 @@ describe("a merge keeps every fact of both texts", () => {
 });
 
 describe("a merge keeps every key of both metas", () => {
-  it("keys of both survive; on a shared key the newer value is the latest statement", () => {
-    expect(mergeMeta({ a: 1, b: 1 }, { b: 2, c: 3 })).toEqual({ a: 1, b: 2, c: 3 });
+  it("keys of both survive; on a shared key the value of the text that survives", () => {
+    expect(mergeMeta({ a: 1, b: 1 }, { b: 2, c: 3 })).toEqual({ a: 1, b: 1, c: 3 });
   });
 
   it("a union over the size limit refuses the merge instead of dropping the older keys", () => {
