@@ -6,7 +6,7 @@
 import { META_MAX_BYTES, META_MAX_KEYS } from "../../contract/limits.js";
 import type { MemoryRecord } from "../store/types.js";
 import type { Draft } from "./draft.js";
-import { factConflict, keepsEveryFact } from "./same-fact.js";
+import { type SentenceCosines, cosinesByEmbedding, factConflict, keepsEveryFact } from "./same-fact.js";
 
 export interface NearestLookup {
   /** Existing memories with cosine >= threshold, most similar first (a few at most). */
@@ -68,7 +68,13 @@ export async function dedup(
     const keepsNewText = newTextIsRicher(draft.text, memory.text);
     const [kept, replaced] = keepsNewText ? [draft, memory] : [memory, draft];
     const meta = mergeMeta(kept.meta, replaced.meta);
-    if (!meta || !(await keepsEveryFact(kept.text, replaced.text, (s) => lookup.embedSentences(s), threshold))) continue;
+    const measured = cosinesByEmbedding((sentences) => lookup.embedSentences(sentences));
+    // Two texts of one sentence and no speaker each are their own sentences: their cosine is already measured.
+    const cosines: SentenceCosines = async (open, keptSentences) =>
+      open.length === 1 && keptSentences.length === 1 && open[0] === replaced.text && keptSentences[0] === kept.text
+        ? [[hit.cosine]]
+        : measured(open, keptSentences);
+    if (!meta || !(await keepsEveryFact(kept.text, replaced.text, cosines, threshold))) continue;
     return { ...draft, duplicateOf: { memory, cosine: hit.cosine, meta }, keepsNewText };
   }
   return { ...draft, duplicateOf: null };
