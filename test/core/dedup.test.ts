@@ -2,7 +2,7 @@
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { META_MAX_BYTES } from "../../src/contract/limits.js";
-import { openTestService, tempDir, workspaceOf } from "./support.js";
+import { openTestService, tempDir, testEmbedder, workspaceOf } from "./support.js";
 
 const tmp = tempDir();
 const GREETING = "hey long time no see, how have you been, what is new with the kids and the job";
@@ -36,6 +36,13 @@ describe("dedup never loses a fact", () => {
     const again = await service.store(auth, { text: "Sam: hey, long time no see!", meta: { dia_id: "D9:1", session: 9 } }, {});
     expect(again.dedup).toEqual({ action: "merged", existing_id: first.memory_id });
     expect((await service.status(auth)).memory_count).toBe(1);
+    // The longer wording survives with its own dia_id; the key only the other turn had is kept.
+    const [memory] = (await service.retrieve(auth, { query: "long time no see", top_k: 5, min_score: 0 })).memories;
+    expect(memory).toMatchObject({ text: "Sam: hey, long time no see!", meta: { dia_id: "D9:1", session: 9 } });
+    const shorter = await service.store(auth, { text: "Sam: hey long time no see", meta: { dia_id: "D12:1", mood: "glad" } }, {});
+    expect(shorter.dedup.action).toBe("merged");
+    const [after] = (await service.retrieve(auth, { query: "long time no see", top_k: 5, min_score: 0 })).memories;
+    expect(after).toMatchObject({ text: "Sam: hey, long time no see!", meta: { dia_id: "D9:1", session: 9, mood: "glad" } });
   });
 
   it("a richer text that drops a sentence of the stored one is stored apart, and both texts survive", async () => {
@@ -47,6 +54,23 @@ describe("dedup never loses a fact", () => {
     const second = await service.store(auth, { text: long, meta: {} }, {});
     expect(second.dedup.action).toBe("stored_new");
     expect(await textsOf(auth)).toEqual([long, short].sort());
+  });
+
+  it("a one-sentence restatement is checked with the cosine already measured, without embedding again", async () => {
+    const embedder = testEmbedder("test-bow/1", 0.75);
+    let embedded = 0;
+    const counting = { ...embedder, embed: (texts: readonly string[], purpose: "document" | "query") => ((embedded += texts.length), embedder.embed(texts, purpose)) };
+    const own = await openTestService(join(tmp.dir, "counting.db"), { embedder: counting });
+    try {
+      const { auth } = await workspaceOf(own);
+      // Bag-of-words cosine 0.8; "changes" is not in the surviving text, so the sentence needs a measured match.
+      await own.store(auth, { text: "the on call rotation changes every monday", meta: {} }, {});
+      const again = await own.store(auth, { text: "the on call rotation switches every monday", meta: {} }, {});
+      expect(again.dedup.action).toBe("merged");
+      expect(embedded).toBe(2);
+    } finally {
+      await own.close();
+    }
   });
 
   it("a merge whose meta would outgrow the limit is not made, so neither meta loses a key", async () => {

@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { META_MAX_BYTES, META_MAX_KEYS } from "../../src/contract/limits.js";
 import { mergeMeta } from "../../src/service/pipeline/dedup.js";
 import {
+  cosinesByEmbedding,
   factConflict,
   keepsEveryFact,
   sentencesNotContained,
@@ -11,7 +12,7 @@ import {
 } from "../../src/service/pipeline/same-fact.js";
 import { bagOfWords } from "../core/models.js";
 
-const embedAsBagsOfWords = async (texts: string[]) => texts.map((t) => bagOfWords(t));
+const asBagsOfWords = cosinesByEmbedding(async (texts) => texts.map((t) => bagOfWords(t)));
 
 describe("who said it", () => {
   it.each([
@@ -72,12 +73,12 @@ describe("a merge keeps every fact of both texts", () => {
 
   it("a restatement whose words the surviving text all holds loses nothing, and needs no model", async () => {
     let asked = 0;
-    const embed = async (texts: string[]) => {
+    const cosines = cosinesByEmbedding(async (texts) => {
       asked++;
-      return embedAsBagsOfWords(texts);
-    };
+      return texts.map((t) => bagOfWords(t));
+    });
     expect(sentencesNotContained("Jon: Thanks!", "Jon: Thanks! I'm going for my dreams!")).toEqual([]);
-    expect(await keepsEveryFact("Jon: Thanks! I'm going for my dreams!", "Jon: Thanks!", embed, 0.9)).toBe(true);
+    expect(await keepsEveryFact("Jon: Thanks! I'm going for my dreams!", "Jon: Thanks!", cosines, 0.9)).toBe(true);
     expect(asked).toBe(0);
   });
 
@@ -85,22 +86,23 @@ describe("a merge keeps every fact of both texts", () => {
     const kept = "Jon: Thanks! Your pride and support mean a lot. Looking forward to enjoying the moment with you.";
     const replaced = "Jon: Thanks for the support. You rock!";
     expect(sentencesNotContained(replaced, kept)).toEqual(["You rock!"]);
-    expect(await keepsEveryFact(kept, replaced, embedAsBagsOfWords, 0.5)).toBe(false);
+    expect(await keepsEveryFact(kept, replaced, asBagsOfWords, 0.5)).toBe(false);
   });
 
   it("a sentence said in other words is covered when it is close to one sentence of the surviving text", async () => {
     const kept = "The billing service is owned by Marcus. It runs on Kubernetes.";
     const replaced = "Marcus owns the billing service.";
-    const closeEnough = async (texts: string[]) =>
-      texts.map((t) => bagOfWords(/billing/.test(t) ? "billing service marcus" : t));
+    const closeEnough = cosinesByEmbedding(async (texts) =>
+      texts.map((t) => bagOfWords(/billing/.test(t) ? "billing service marcus" : t)),
+    );
     expect(await keepsEveryFact(kept, replaced, closeEnough, 0.9)).toBe(true);
-    expect(await keepsEveryFact(kept, replaced, embedAsBagsOfWords, 0.9)).toBe(false);
+    expect(await keepsEveryFact(kept, replaced, asBagsOfWords, 0.9)).toBe(false);
   });
 });
 
 describe("a merge keeps every key of both metas", () => {
-  it("keys of both survive; on a shared key the newer value is the latest statement", () => {
-    expect(mergeMeta({ a: 1, b: 1 }, { b: 2, c: 3 })).toEqual({ a: 1, b: 2, c: 3 });
+  it("keys of both survive; on a shared key the value of the text that survives", () => {
+    expect(mergeMeta({ a: 1, b: 1 }, { b: 2, c: 3 })).toEqual({ a: 1, b: 1, c: 3 });
   });
 
   it("a union over the size limit refuses the merge instead of dropping the older keys", () => {

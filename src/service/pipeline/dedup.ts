@@ -6,7 +6,7 @@
 import { META_MAX_BYTES, META_MAX_KEYS } from "../../contract/limits.js";
 import type { MemoryRecord } from "../store/types.js";
 import type { Draft } from "./draft.js";
-import { factConflict, keepsEveryFact } from "./same-fact.js";
+import { type SentenceCosines, cosinesByEmbedding, factConflict, keepsEveryFact } from "./same-fact.js";
 
 export interface NearestLookup {
   /** Existing memories with cosine >= threshold, most similar first (a few at most). */
@@ -45,11 +45,12 @@ function metaKeys(value: unknown): number {
 }
 
 /**
- * Every key of both metas; on a key both have, the new value (the latest statement of the fact). Null when the
- * union would exceed the meta limits (bytes or keys): the merge is then not made, so no key is dropped.
+ * Every key of both metas; on a key both have, the value of the text that survives, so the meta still describes the
+ * words kept (a `dia_id` names the turn whose text it is). Null when the union would exceed the meta limits (bytes
+ * or keys): the merge is then not made, so no key is dropped.
  */
-export function mergeMeta(existing: Record<string, unknown>, incoming: Record<string, unknown>): Record<string, unknown> | null {
-  const merged = { ...existing, ...incoming };
+export function mergeMeta(surviving: Record<string, unknown>, absorbed: Record<string, unknown>): Record<string, unknown> | null {
+  const merged = { ...absorbed, ...surviving };
   const fits = Buffer.byteLength(JSON.stringify(merged), "utf8") <= META_MAX_BYTES && metaKeys(merged) <= META_MAX_KEYS;
   return fits ? merged : null;
 }
@@ -64,11 +65,16 @@ export async function dedup(
   for (const hit of lookup.candidates(draft.vector, threshold)) {
     const memory = await lookup.load(hit.id);
     if (!memory || factConflict(draft.text, memory.text) || distinctFacts?.(draft.text, memory.text)) continue;
-    const meta = mergeMeta(memory.meta, draft.meta);
-    if (!meta) continue;
     const keepsNewText = newTextIsRicher(draft.text, memory.text);
-    const [kept, replaced] = keepsNewText ? [draft.text, memory.text] : [memory.text, draft.text];
-    if (!(await keepsEveryFact(kept, replaced, (s) => lookup.embedSentences(s), threshold))) continue;
+    const [kept, replaced] = keepsNewText ? [draft, memory] : [memory, draft];
+    const meta = mergeMeta(kept.meta, replaced.meta);
+    const measured = cosinesByEmbedding((sentences) => lookup.embedSentences(sentences));
+    // Two texts of one sentence and no speaker each are their own sentences: their cosine is already measured.
+    const cosines: SentenceCosines = async (open, keptSentences) =>
+      open.length === 1 && keptSentences.length === 1 && open[0] === replaced.text && keptSentences[0] === kept.text
+        ? [[hit.cosine]]
+        : measured(open, keptSentences);
+    if (!meta || !(await keepsEveryFact(kept.text, replaced.text, cosines, threshold))) continue;
     return { ...draft, duplicateOf: { memory, cosine: hit.cosine, meta }, keepsNewText };
   }
   return { ...draft, duplicateOf: null };

@@ -48,28 +48,32 @@ export function sentencesNotContained(dropped: string, kept: string): string[] {
   return sentencesOf(dropped).filter((sentence) => [...contentWords(sentence)].some((w) => !keptWords.has(w)));
 }
 
+/** Cosines of each sentence in `sentences` (rows) to each in `keptSentences` (columns). */
+export type SentenceCosines = (sentences: string[], keptSentences: string[]) => Promise<number[][]>;
+
+/** SentenceCosines measured by embedding the sentences (unit vectors, so a dot product is the cosine). */
+export function cosinesByEmbedding(embed: (texts: string[]) => Promise<Float32Array[]>): SentenceCosines {
+  return async (sentences, keptSentences) => {
+    const vectors = await embed([...sentences, ...keptSentences]);
+    const kept = vectors.slice(sentences.length);
+    return sentences.map((_, i) => kept.map((k) => dot(vectors[i]!, k)));
+  };
+}
+
 /**
  * Whether every sentence of `dropped` is stated by `kept`: each is either contained word for word (its content words
- * all in `kept`) or close to one sentence of `kept` (cosine >= threshold, measured by `embed`). When true, a merge
- * that keeps `kept` loses no fact of `dropped`.
+ * all in `kept`) or close to one sentence of `kept` (cosine >= threshold). When true, a merge that keeps `kept` loses
+ * no fact of `dropped`.
  */
-export async function keepsEveryFact(
-  kept: string,
-  dropped: string,
-  embed: (texts: string[]) => Promise<Float32Array[]>,
-  threshold: number,
-): Promise<boolean> {
+export async function keepsEveryFact(kept: string, dropped: string, cosines: SentenceCosines, threshold: number): Promise<boolean> {
   const open = sentencesNotContained(dropped, kept);
   if (open.length === 0) return true;
   const keptSentences = sentencesOf(kept);
   if (keptSentences.length === 0) return false;
-  const vectors = await embed([...open, ...keptSentences]);
-  const keptVectors = vectors.slice(open.length);
-  return open.every((_, i) => keptVectors.some((k) => cosine(vectors[i]!, k) >= threshold));
+  return (await cosines(open, keptSentences)).every((row) => row.some((cosine) => cosine >= threshold));
 }
 
-/** Cosine of two unit vectors. */
-function cosine(a: Float32Array, b: Float32Array): number {
+function dot(a: Float32Array, b: Float32Array): number {
   let sum = 0;
   for (let i = 0; i < a.length; i++) sum += a[i]! * b[i]!;
   return sum;
