@@ -294,9 +294,39 @@ describe("webhooks from a running serve", () => {
     expect(mine.find((m) => m.data.share === 1)!.data).toMatchObject({ workspace_id: workspaceId, plan: "metered", quota_writes: 2, writes: 2 });
   });
 
+  it("when a billing cycle has ended, its usage summary is sent once", async () => {
+    const made = await svc.adminJson(["workspace", "create", "--name", "cycles", "--plan", "metered", "--billing-cycle", "daily"]);
+    const workspaceId = made.workspace_id as number;
+    const day = 86_400_000;
+    const created = Math.floor((Date.now() - 1.5 * day) / 1000) * 1000; // the store renders seconds
+    // A day and a half have passed since the workspace was made: its first daily cycle is over.
+    await onStore(svc, env, async (run) => {
+      await run("UPDATE workspaces SET created_at = ? WHERE id = ?", [created, workspaceId]);
+      for (const [kind, at] of [["write", created + 1_000], ["write", created + 2_000], ["read", created + 3_000], ["write", created + day + 1_000]] as const) {
+        await run("INSERT INTO usage_events (workspace_id, kind, memory_id, created_at) VALUES (?, ?, NULL, ?)", [workspaceId, kind, at]);
+      }
+    });
+    const endpoint = await addEndpoint(svc, workspaceId, `${receiver.url}/cycles`, "billing.cycle_summary");
+    receiver.setSecret(endpoint.secret);
+    const got = await receiver.waitFor((m) => m.some((x) => x.path === "/cycles"));
+    await sleep(800);
+    const mine = got.filter((m) => m.path === "/cycles");
+    expect(mine).toHaveLength(1);
+    expect(mine[0]).toMatchObject({ type: "billing.cycle_summary", verified: true });
+    expect(mine[0]!.data).toMatchObject({
+      workspace_id: workspaceId,
+      billing_cycle: "daily",
+      cycle_start: new Date(created).toISOString().replace(/\.\d{3}Z$/, "Z"),
+      cycle_end: new Date(created + day).toISOString().replace(/\.\d{3}Z$/, "Z"),
+      quota_writes: 2,
+      writes: 2,
+      reads: 1,
+    });
+  });
+
   it("every event delivered above matches its payload in the OpenAPI document's webhooks section", () => {
     const types = new Set(receiver.received.map((m) => m.type));
-    expect(types.size).toBeGreaterThanOrEqual(11);
+    expect(types.size).toBeGreaterThanOrEqual(12);
     expect(receiver.received.flatMap((m) => webhookPayloadProblems(m.body))).toEqual([]);
   });
 });
