@@ -2,7 +2,11 @@
 // every delivery with the standardwebhooks library. Runs on SQLite, and on PostgreSQL under
 // test/postgres/vitest.service.config.ts (each service here then gets a database of its own, so no other test's
 // service delivers its events).
+import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
+import { mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { webhookPayloadProblems } from "../support/openapi.js";
 import { call, startService, TEST_DATABASE_URL, type ServiceHandle } from "../support/service.js";
@@ -372,6 +376,31 @@ describe("webhook targets", () => {
       expect(log.last_error).toMatch(/loopback, private or link-local/);
       expect(log.last_status_code).toBeNull();
       expect(receiver.received).toEqual([]);
+    } finally {
+      await svc.stop();
+      await receiver.close();
+    }
+  });
+});
+
+describe("delivery over https", () => {
+  it("reaches an https receiver by name, its certificate checked against that name on the pinned address", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "brain-webhook-tls-"));
+    execFileSync("openssl", [
+      "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=localhost",
+      "-addext", "subjectAltName=DNS:localhost", "-keyout", join(dir, "key.pem"), "-out", join(dir, "cert.pem"),
+    ], { stdio: "ignore" });
+    const receiver = await startReceiver({ tls: { cert: readFileSync(join(dir, "cert.pem")), key: readFileSync(join(dir, "key.pem")) } });
+    const extra = await freshDatabase();
+    // The test's own certificate authority, trusted by this serve only.
+    const svc = await startService({ env: { ...FAST, ...extra, NODE_EXTRA_CA_CERTS: join(dir, "cert.pem") } });
+    try {
+      const endpoint = await addEndpoint(svc, svc.workspaceId, `${receiver.url}/tls`, "key.created");
+      receiver.setSecret(endpoint.secret);
+      await svc.adminJson(["key", "create", svc.workspaceId]);
+      const [message] = await receiver.waitFor((m) => m.length >= 1);
+      expect(message).toMatchObject({ type: "key.created", verified: true, path: "/tls" });
+      expect(message!.headers.host).toBe(new URL(receiver.url).host);
     } finally {
       await svc.stop();
       await receiver.close();
