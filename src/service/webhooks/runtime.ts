@@ -64,6 +64,7 @@ export function createWebhookRuntime(deps: WebhookRuntimeDeps): WebhookRuntime {
   let stopped = true;
   let lastBillingCheck = 0;
   let lastPrune = 0;
+  let lastFailureLog = 0;
 
   /** The delay before attempt `attempt + 1`, with ±20% jitter; null when the schedule is spent. */
   function nextDelay(attempt: number): number | null {
@@ -182,7 +183,12 @@ export function createWebhookRuntime(deps: WebhookRuntimeDeps): WebhookRuntime {
     timer = setTimeout(() => {
       timer = undefined;
       running = runOnce()
-        .catch((err: Error) => log.warn("webhook worker pass failed; trying again", { error: err.message }))
+        .catch((err: Error) => {
+          // A store outage fails every pass: say so once a minute, not once a poll.
+          if (now() - lastFailureLog < 60_000) return;
+          lastFailureLog = now();
+          log.warn("webhook worker pass failed; trying again", { error: err.message });
+        })
         .finally(() => {
           running = undefined;
           schedule(settings.pollMs);
