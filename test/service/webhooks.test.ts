@@ -223,6 +223,16 @@ describe("webhooks from a running serve", () => {
     await svc.adminJson(["webhook", "enable", failing.id]);
     await svc.adminJson(["key", "create", ws.workspaceId]);
     await receiver.waitFor((m) => m.filter((x) => x.path === "/down").length >= 4);
+
+    // Removed: gone from the list with its delivery log, and sent nothing more.
+    expect(await svc.adminJson(["webhook", "remove", failing.id])).toMatchObject({ removed: true });
+    const after = (await svc.adminJson(["webhook", "list", "--workspace", ws.workspaceId])).endpoints as any[];
+    expect(after.map((e) => e.id)).toEqual([watcher.id]);
+    expect((await svc.admin(["webhook", "deliveries", failing.id])).stderr).toContain(`no webhook endpoint with id ${failing.id}`);
+    const sent = receiver.received.filter((m) => m.path === "/down").length;
+    await svc.adminJson(["key", "create", ws.workspaceId]);
+    await sleep(600);
+    expect(receiver.received.filter((m) => m.path === "/down")).toHaveLength(sent);
   });
 
   it("a redirect is not followed and a slow receiver is cut off at the response time limit", async () => {
@@ -346,6 +356,14 @@ describe("webhook targets", () => {
         expect(res.stderr, url).toMatch(/https|private|loopback/);
       }
       expect((await svc.adminJson(["webhook", "list"])).endpoints).toEqual([]);
+
+      const unknown = await svc.admin(["webhook", "add", "--workspace", svc.workspaceId, "--url", "https://example.com/x", "--events", "lifecycle,bogus"]);
+      expect(unknown.code).not.toBe(0);
+      expect(unknown.stderr).toContain('unknown webhook category or event type "bogus"');
+      const noUrl = await svc.admin(["webhook", "add", "--workspace", svc.workspaceId]);
+      expect(noUrl.code).toBe(2);
+      expect((await svc.admin(["webhook", "remove", "abc"])).code).toBe(2);
+      expect((await svc.adminJson(["webhook", "list"])).endpoints).toEqual([]);
     } finally {
       await svc.stop();
     }
@@ -409,6 +427,35 @@ describe("delivery over https", () => {
 });
 
 describe("delivery through a crash", () => {
+  it("a delivery in flight when serve is killed is sent again once its lease lapses, with the same webhook-id", async () => {
+    const receiver = await startReceiver();
+    const extra = await freshDatabase();
+    // Lease: 2 × 1500 ms + 5 s. The receiver holds the first attempt open until after the kill.
+    const first = await startService({ env: { ...FAST, ...extra } });
+    let second: ServiceHandle | undefined;
+    try {
+      const endpoint = await addEndpoint(first, first.workspaceId, `${receiver.url}/inflight`, "key.created");
+      receiver.setSecret(endpoint.secret);
+      receiver.respond((_m, i) => (i === 0 ? { status: 200, delayMs: 1_000 } : { status: 200 }));
+      await first.adminJson(["key", "create", first.workspaceId]);
+      await receiver.waitFor((m) => m.length >= 1);
+      await first.kill();
+      second = await startService({ env: { ...FAST, ...extra }, dbPath: first.dbPath, noWorkspace: true });
+      const got = await receiver.waitFor((m) => m.length >= 2, 30_000);
+      expect(got[1]!.id).toBe(got[0]!.id);
+      expect(got.every((m) => m.type === "key.created" && m.verified)).toBe(true);
+      const [log] = await until("the delivery to be recorded", async () => {
+        const rows = await deliveries(second!, endpoint.id);
+        return rows[0]?.status === "delivered" && rows;
+      });
+      expect(log.attempts).toBe(2);
+    } finally {
+      await second?.stop();
+      await first.stop();
+      await receiver.close();
+    }
+  });
+
   it("an event written just before serve is killed with SIGKILL is delivered after the restart", async () => {
     const receiver = await startReceiver();
     const extra = await freshDatabase();
