@@ -346,7 +346,7 @@ describe("webhooks from a running serve", () => {
 });
 
 describe("webhook targets", () => {
-  it("without BRAIN_WEBHOOK_ALLOW_PRIVATE, private and plain-http URLs are refused and nothing is written", async () => {
+  it("without BRAIN_WEBHOOK_ALLOW_PRIVATE, private and plain-http URLs are refused and nothing is written; an unresolvable name is accepted with a warning", async () => {
     const extra = await freshDatabase();
     const svc = await startService({ env: { BRAIN_EMBEDDER: "lexical", ...extra } });
     try {
@@ -363,7 +363,17 @@ describe("webhook targets", () => {
       const noUrl = await svc.admin(["webhook", "add", "--workspace", svc.workspaceId]);
       expect(noUrl.code).toBe(2);
       expect((await svc.admin(["webhook", "remove", "abc"])).code).toBe(2);
+      for (const action of ["remove", "rotate-secret", "enable", "test", "deliveries"]) {
+        const missing = await svc.admin(["webhook", action, 999]);
+        expect(missing.code, action).toBe(1);
+        expect(missing.stderr, action).toContain("no webhook endpoint with id 999");
+      }
       expect((await svc.adminJson(["webhook", "list"])).endpoints).toEqual([]);
+
+      // A name that does not resolve (yet) is accepted with a warning: each delivery resolves and checks it.
+      const later = await svc.admin(["webhook", "add", "--workspace", svc.workspaceId, "--url", "https://hooks.brain-test.invalid/x", "--json"]);
+      expect(later.code, later.stderr).toBe(0);
+      expect(later.stderr).toMatch(/warning: cannot resolve hooks\.brain-test\.invalid/);
     } finally {
       await svc.stop();
     }
