@@ -245,14 +245,20 @@ export function createWebhookRuntime(deps: WebhookRuntimeDeps): WebhookRuntime {
     qualityMeasured(workspaceId, qualityScore) {
       const below = qualityScore < settings.qualityBelow;
       const at = now();
-      const done = below
-        ? hooks.markAndInsert("quality_score_low", {
+      const mark = "quality_score_low";
+      // Read first: most health reports change nothing, and a read takes no write lock.
+      const done = hooks.hasMark(workspaceId, mark).then(async (marked) => {
+        if (below && !marked) {
+          await hooks.markAndInsert(mark, {
             workspace_id: workspaceId,
             type: "anomaly.quality_score_low",
             data: { workspace_id: workspaceId, quality_score: qualityScore, threshold: settings.qualityBelow },
             created_at: at,
-          })
-        : hooks.clearMark(workspaceId, "quality_score_low");
+          });
+        } else if (!below && marked) {
+          await hooks.clearMark(workspaceId, mark);
+        }
+      });
       done.catch((err: Error) => log.warn("recording the quality score for webhooks failed", { error: err.message }));
     },
     runOnce,
