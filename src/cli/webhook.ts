@@ -58,7 +58,13 @@ export async function runWebhook(
   let subscription: string[] = [];
   if (action === "add") {
     subscription = events.parseSubscription(flags.events);
-    await target.resolveTarget(flags.url!, allowPrivate, 5_000);
+    try {
+      await target.resolveTarget(flags.url!, allowPrivate, 5_000);
+    } catch (err) {
+      if (err instanceof target.UnsafeTargetError) throw err;
+      // A name not resolvable yet is no danger: every delivery resolves and checks it again.
+      process.stderr.write(`brain-mcp admin: warning: ${(err as Error).message}; deliveries will resolve and check it each time\n`);
+    }
   }
   const store = await loadOptional(() => openStore(location, { log }));
   const hooks = store.webhooks;

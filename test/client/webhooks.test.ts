@@ -1,10 +1,15 @@
 // The client's webhook helper (verifyWebhook, wrapping standardwebhooks) on real deliveries from a running `serve`:
 // a genuine delivery verifies; an altered body, another secret or a rotated-away secret do not.
+import { execFileSync } from "node:child_process";
+import { copyFileSync, mkdtempSync, writeFileSync } from "node:fs";
 import { createServer, type IncomingHttpHeaders } from "node:http";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { verifyWebhook, WebhookVerificationError } from "../../src/index.js";
-import { startService, type ServiceHandle } from "../support/service.js";
+import { ROOT, startService, type ServiceHandle } from "../support/service.js";
 
 vi.setConfig({ testTimeout: 120_000, hookTimeout: 120_000 });
 
@@ -77,5 +82,18 @@ describe("verifyWebhook", () => {
     const delivery = await next(2);
     expect((await verifyWebhook(delivery.body, delivery.headers, String(rotated.secret))).type).toBe("key.created");
     await expect(verifyWebhook(delivery.body, delivery.headers, firstSecret)).rejects.toBeInstanceOf(WebhookVerificationError);
+  });
+});
+
+describe("verifyWebhook without the standardwebhooks package", () => {
+  it("names the command that installs it", async () => {
+    // The built module alone, where no node_modules can be found (as after `npm install --omit=optional`).
+    const dir = mkdtempSync(join(tmpdir(), "brain-no-webhooks-"));
+    writeFileSync(join(dir, "package.json"), JSON.stringify({ type: "module" }));
+    copyFileSync(join(ROOT, "dist", "client", "webhooks.js"), join(dir, "webhooks.js"));
+    const script = `import(${JSON.stringify(pathToFileURL(join(dir, "webhooks.js")).href)})
+      .then((m) => m.verifyWebhook("{}", {}, "whsec_AAAA")).then(() => console.log("verified?"), (e) => console.log(e.message));`;
+    const out = execFileSync(process.execPath, ["--input-type=module", "-e", script], { cwd: dir, encoding: "utf8" });
+    expect(out).toContain("verifying webhooks needs the package standardwebhooks; install it with: npm install standardwebhooks");
   });
 });

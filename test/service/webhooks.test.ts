@@ -2,7 +2,11 @@
 // every delivery with the standardwebhooks library. Runs on SQLite, and on PostgreSQL under
 // test/postgres/vitest.service.config.ts (each service here then gets a database of its own, so no other test's
 // service delivers its events).
+import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
+import { mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { webhookPayloadProblems } from "../support/openapi.js";
 import { call, startService, TEST_DATABASE_URL, type ServiceHandle } from "../support/service.js";
@@ -219,6 +223,16 @@ describe("webhooks from a running serve", () => {
     await svc.adminJson(["webhook", "enable", failing.id]);
     await svc.adminJson(["key", "create", ws.workspaceId]);
     await receiver.waitFor((m) => m.filter((x) => x.path === "/down").length >= 4);
+
+    // Removed: gone from the list with its delivery log, and sent nothing more.
+    expect(await svc.adminJson(["webhook", "remove", failing.id])).toMatchObject({ removed: true });
+    const after = (await svc.adminJson(["webhook", "list", "--workspace", ws.workspaceId])).endpoints as any[];
+    expect(after.map((e) => e.id)).toEqual([watcher.id]);
+    expect((await svc.admin(["webhook", "deliveries", failing.id])).stderr).toContain(`no webhook endpoint with id ${failing.id}`);
+    const sent = receiver.received.filter((m) => m.path === "/down").length;
+    await svc.adminJson(["key", "create", ws.workspaceId]);
+    await sleep(600);
+    expect(receiver.received.filter((m) => m.path === "/down")).toHaveLength(sent);
   });
 
   it("a redirect is not followed and a slow receiver is cut off at the response time limit", async () => {
@@ -294,15 +308,45 @@ describe("webhooks from a running serve", () => {
     expect(mine.find((m) => m.data.share === 1)!.data).toMatchObject({ workspace_id: workspaceId, plan: "metered", quota_writes: 2, writes: 2 });
   });
 
+  it("when a billing cycle has ended, its usage summary is sent once", async () => {
+    const made = await svc.adminJson(["workspace", "create", "--name", "cycles", "--plan", "metered", "--billing-cycle", "daily"]);
+    const workspaceId = made.workspace_id as number;
+    const day = 86_400_000;
+    const created = Math.floor((Date.now() - 1.5 * day) / 1000) * 1000; // the store renders seconds
+    // A day and a half have passed since the workspace was made: its first daily cycle is over.
+    await onStore(svc, env, async (run) => {
+      await run("UPDATE workspaces SET created_at = ? WHERE id = ?", [created, workspaceId]);
+      for (const [kind, at] of [["write", created + 1_000], ["write", created + 2_000], ["read", created + 3_000], ["write", created + day + 1_000]] as const) {
+        await run("INSERT INTO usage_events (workspace_id, kind, memory_id, created_at) VALUES (?, ?, NULL, ?)", [workspaceId, kind, at]);
+      }
+    });
+    const endpoint = await addEndpoint(svc, workspaceId, `${receiver.url}/cycles`, "billing.cycle_summary");
+    receiver.setSecret(endpoint.secret);
+    const got = await receiver.waitFor((m) => m.some((x) => x.path === "/cycles"));
+    await sleep(800);
+    const mine = got.filter((m) => m.path === "/cycles");
+    expect(mine).toHaveLength(1);
+    expect(mine[0]).toMatchObject({ type: "billing.cycle_summary", verified: true });
+    expect(mine[0]!.data).toMatchObject({
+      workspace_id: workspaceId,
+      billing_cycle: "daily",
+      cycle_start: new Date(created).toISOString().replace(/\.\d{3}Z$/, "Z"),
+      cycle_end: new Date(created + day).toISOString().replace(/\.\d{3}Z$/, "Z"),
+      quota_writes: 2,
+      writes: 2,
+      reads: 1,
+    });
+  });
+
   it("every event delivered above matches its payload in the OpenAPI document's webhooks section", () => {
     const types = new Set(receiver.received.map((m) => m.type));
-    expect(types.size).toBeGreaterThanOrEqual(11);
+    expect(types.size).toBeGreaterThanOrEqual(12);
     expect(receiver.received.flatMap((m) => webhookPayloadProblems(m.body))).toEqual([]);
   });
 });
 
 describe("webhook targets", () => {
-  it("without BRAIN_WEBHOOK_ALLOW_PRIVATE, private and plain-http URLs are refused and nothing is written", async () => {
+  it("without BRAIN_WEBHOOK_ALLOW_PRIVATE, private and plain-http URLs are refused and nothing is written; an unresolvable name is accepted with a warning", async () => {
     const extra = await freshDatabase();
     const svc = await startService({ env: { BRAIN_EMBEDDER: "lexical", ...extra } });
     try {
@@ -312,6 +356,24 @@ describe("webhook targets", () => {
         expect(res.stderr, url).toMatch(/https|private|loopback/);
       }
       expect((await svc.adminJson(["webhook", "list"])).endpoints).toEqual([]);
+
+      const unknown = await svc.admin(["webhook", "add", "--workspace", svc.workspaceId, "--url", "https://example.com/x", "--events", "lifecycle,bogus"]);
+      expect(unknown.code).not.toBe(0);
+      expect(unknown.stderr).toContain('unknown webhook category or event type "bogus"');
+      const noUrl = await svc.admin(["webhook", "add", "--workspace", svc.workspaceId]);
+      expect(noUrl.code).toBe(2);
+      expect((await svc.admin(["webhook", "remove", "abc"])).code).toBe(2);
+      for (const action of ["remove", "rotate-secret", "enable", "test", "deliveries"]) {
+        const missing = await svc.admin(["webhook", action, 999]);
+        expect(missing.code, action).toBe(1);
+        expect(missing.stderr, action).toContain("no webhook endpoint with id 999");
+      }
+      expect((await svc.adminJson(["webhook", "list"])).endpoints).toEqual([]);
+
+      // A name that does not resolve (yet) is accepted with a warning: each delivery resolves and checks it.
+      const later = await svc.admin(["webhook", "add", "--workspace", svc.workspaceId, "--url", "https://hooks.brain-test.invalid/x", "--json"]);
+      expect(later.code, later.stderr).toBe(0);
+      expect(later.stderr).toMatch(/warning: cannot resolve hooks\.brain-test\.invalid/);
     } finally {
       await svc.stop();
     }
@@ -349,7 +411,61 @@ describe("webhook targets", () => {
   });
 });
 
+describe("delivery over https", () => {
+  it("reaches an https receiver by name, its certificate checked against that name on the pinned address", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "brain-webhook-tls-"));
+    execFileSync("openssl", [
+      "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=localhost",
+      "-addext", "subjectAltName=DNS:localhost", "-keyout", join(dir, "key.pem"), "-out", join(dir, "cert.pem"),
+    ], { stdio: "ignore" });
+    const receiver = await startReceiver({ tls: { cert: readFileSync(join(dir, "cert.pem")), key: readFileSync(join(dir, "key.pem")) } });
+    const extra = await freshDatabase();
+    // The test's own certificate authority, trusted by this serve only.
+    const svc = await startService({ env: { ...FAST, ...extra, NODE_EXTRA_CA_CERTS: join(dir, "cert.pem") } });
+    try {
+      const endpoint = await addEndpoint(svc, svc.workspaceId, `${receiver.url}/tls`, "key.created");
+      receiver.setSecret(endpoint.secret);
+      await svc.adminJson(["key", "create", svc.workspaceId]);
+      const [message] = await receiver.waitFor((m) => m.length >= 1);
+      expect(message).toMatchObject({ type: "key.created", verified: true, path: "/tls" });
+      expect(message!.headers.host).toBe(new URL(receiver.url).host);
+    } finally {
+      await svc.stop();
+      await receiver.close();
+    }
+  });
+});
+
 describe("delivery through a crash", () => {
+  it("a delivery in flight when serve is killed is sent again once its lease lapses, with the same webhook-id", async () => {
+    const receiver = await startReceiver();
+    const extra = await freshDatabase();
+    // Lease: 2 × 1500 ms + 5 s. The receiver holds the first attempt open until after the kill.
+    const first = await startService({ env: { ...FAST, ...extra } });
+    let second: ServiceHandle | undefined;
+    try {
+      const endpoint = await addEndpoint(first, first.workspaceId, `${receiver.url}/inflight`, "key.created");
+      receiver.setSecret(endpoint.secret);
+      receiver.respond((_m, i) => (i === 0 ? { status: 200, delayMs: 1_000 } : { status: 200 }));
+      await first.adminJson(["key", "create", first.workspaceId]);
+      await receiver.waitFor((m) => m.length >= 1);
+      await first.kill();
+      second = await startService({ env: { ...FAST, ...extra }, dbPath: first.dbPath, noWorkspace: true });
+      const got = await receiver.waitFor((m) => m.length >= 2, 30_000);
+      expect(got[1]!.id).toBe(got[0]!.id);
+      expect(got.every((m) => m.type === "key.created" && m.verified)).toBe(true);
+      const [log] = await until("the delivery to be recorded", async () => {
+        const rows = await deliveries(second!, endpoint.id);
+        return rows[0]?.status === "delivered" && rows;
+      });
+      expect(log.attempts).toBe(2);
+    } finally {
+      await second?.stop();
+      await first.stop();
+      await receiver.close();
+    }
+  });
+
   it("an event written just before serve is killed with SIGKILL is delivered after the restart", async () => {
     const receiver = await startReceiver();
     const extra = await freshDatabase();

@@ -1,6 +1,7 @@
 // A real webhook receiver for tests: an HTTP server on 127.0.0.1 that verifies every delivery with the Standard
 // Webhooks reference library (`standardwebhooks` on npm) and records what came, and how it answered.
-import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
+import { createServer, type IncomingHttpHeaders, type RequestListener, type Server } from "node:http";
+import { createServer as createHttpsServer } from "node:https";
 import type { AddressInfo } from "node:net";
 import { Webhook } from "standardwebhooks";
 
@@ -13,15 +14,16 @@ export interface ReceivedMessage {
   body: Record<string, unknown>;
   path: string;
   headers: IncomingHttpHeaders;
-  /** The signature verified with the endpoint's secret (set by `setSecret`). */
-  verified: boolean;
+  /** The signature verifies with one of the secrets given to `setSecret` (checked when read, so a secret given
+   * after the delivery arrived counts). */
+  readonly verified: boolean;
 }
 
 export interface Receiver {
   url: string;
   /** Every request, in arrival order (also those answered with an error). */
   received: ReceivedMessage[];
-  /** The endpoint's secret, once `admin webhook add` has printed it. */
+  /** An endpoint's secret, once `admin webhook add` has printed it (every secret given is kept). */
   setSecret(secret: string): void;
   /** How to answer: a status (and Location) for each request; default 204. */
   respond(answer: (message: ReceivedMessage, index: number) => { status: number; location?: string; delayMs?: number }): void;
@@ -29,24 +31,25 @@ export interface Receiver {
   close(): Promise<void>;
 }
 
-export async function startReceiver(): Promise<Receiver> {
-  let secret: string | undefined;
+/** With `tls`, the receiver serves HTTPS with that certificate (its URL then names `localhost`). */
+export async function startReceiver(opts: { tls?: { cert: Buffer; key: Buffer } } = {}): Promise<Receiver> {
+  const secrets: string[] = [];
   let answer: (m: ReceivedMessage, i: number) => { status: number; location?: string; delayMs?: number } = () => ({ status: 204 });
   const received: ReceivedMessage[] = [];
-  const server: Server = createServer((req, res) => {
+  const listener: RequestListener = (req, res) => {
     let body = "";
     req.setEncoding("utf8");
     req.on("data", (chunk: string) => (body += chunk));
     req.on("end", () => {
-      let verified = false;
-      try {
-        if (secret) {
-          new Webhook(secret).verify(body, req.headers as Record<string, string>);
-          verified = true;
+      const headers = req.headers as Record<string, string>;
+      const verifies = (secret: string) => {
+        try {
+          new Webhook(secret).verify(body, headers);
+          return true;
+        } catch {
+          return false;
         }
-      } catch {
-        verified = false;
-      }
+      };
       let parsed: { type?: string; timestamp?: string; data?: Record<string, unknown> } & Record<string, unknown> = {};
       try {
         parsed = JSON.parse(body);
@@ -59,7 +62,9 @@ export async function startReceiver(): Promise<Receiver> {
         body: parsed,
         path: req.url ?? "",
         headers: req.headers,
-        verified,
+        get verified() {
+          return secrets.some(verifies);
+        },
       };
       received.push(message);
       const { status, location, delayMs } = answer(message, received.length - 1);
@@ -71,13 +76,14 @@ export async function startReceiver(): Promise<Receiver> {
       if (delayMs) setTimeout(reply, delayMs);
       else reply();
     });
-  });
+  };
+  const server: Server = opts.tls ? createHttpsServer(opts.tls, listener) : createServer(listener);
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: opts.tls ? `https://localhost:${port}` : `http://127.0.0.1:${port}`,
     received,
-    setSecret: (s) => (secret = s),
+    setSecret: (s) => void secrets.push(s),
     respond: (fn) => (answer = fn),
     async waitFor(predicate, timeoutMs = 20_000) {
       const deadline = Date.now() + timeoutMs;

@@ -27,7 +27,8 @@ export async function signMessage(secret: string, msgId: string, at: Date, body:
 
 /** The JSON body of an event: the Standard Webhooks envelope. */
 export function messageBody(type: string, createdAtMs: number, data: string): string {
-  return `{"type":${JSON.stringify(type)},"timestamp":${JSON.stringify(new Date(createdAtMs).toISOString())},"data":${data}}`;
+  // Re-serialized, so the body reads the same whichever store's JSON functions wrote `data`.
+  return JSON.stringify({ type, timestamp: new Date(createdAtMs).toISOString(), data: JSON.parse(data) as unknown });
 }
 
 export interface AttemptOutcome {
@@ -82,6 +83,7 @@ export async function attemptDelivery(
         lookup: pinned,
         headers: {
           "content-type": "application/json",
+          "content-length": String(Buffer.byteLength(message.body)),
           "user-agent": opts.userAgent,
           "webhook-id": message.msgId,
           "webhook-timestamp": String(Math.floor(at.getTime() / 1000)),

@@ -64,6 +64,7 @@ export function createWebhookRuntime(deps: WebhookRuntimeDeps): WebhookRuntime {
   let stopped = true;
   let lastBillingCheck = 0;
   let lastPrune = 0;
+  let lastFailureLog = 0;
 
   /** The delay before attempt `attempt + 1`, with ±20% jitter; null when the schedule is spent. */
   function nextDelay(attempt: number): number | null {
@@ -182,7 +183,12 @@ export function createWebhookRuntime(deps: WebhookRuntimeDeps): WebhookRuntime {
     timer = setTimeout(() => {
       timer = undefined;
       running = runOnce()
-        .catch((err: Error) => log.warn("webhook worker pass failed; trying again", { error: err.message }))
+        .catch((err: Error) => {
+          // A store outage fails every pass: say so once a minute, not once a poll.
+          if (now() - lastFailureLog < 60_000) return;
+          lastFailureLog = now();
+          log.warn("webhook worker pass failed; trying again", { error: err.message });
+        })
         .finally(() => {
           running = undefined;
           schedule(settings.pollMs);
@@ -239,14 +245,20 @@ export function createWebhookRuntime(deps: WebhookRuntimeDeps): WebhookRuntime {
     qualityMeasured(workspaceId, qualityScore) {
       const below = qualityScore < settings.qualityBelow;
       const at = now();
-      const done = below
-        ? hooks.markAndInsert("quality_score_low", {
+      const mark = "quality_score_low";
+      // Read first: most health reports change nothing, and a read takes no write lock.
+      const done = hooks.hasMark(workspaceId, mark).then(async (marked) => {
+        if (below && !marked) {
+          await hooks.markAndInsert(mark, {
             workspace_id: workspaceId,
             type: "anomaly.quality_score_low",
             data: { workspace_id: workspaceId, quality_score: qualityScore, threshold: settings.qualityBelow },
             created_at: at,
-          })
-        : hooks.clearMark(workspaceId, "quality_score_low");
+          });
+        } else if (!below && marked) {
+          await hooks.clearMark(workspaceId, mark);
+        }
+      });
       done.catch((err: Error) => log.warn("recording the quality score for webhooks failed", { error: err.message }));
     },
     runOnce,

@@ -41,7 +41,8 @@ export interface WebhookSettings {
   disableAfterMs: number;
   pollMs: number;
   billingCheckMs: number;
-  /** Lease on a claimed delivery: a process that dies mid-delivery frees it for another after this. */
+  /** Lease on a claimed delivery (an attempt takes at most one timeout to resolve and one to answer): a process that
+   * dies mid-delivery frees it for another after this. */
   leaseMs: number;
   planQuotas: Map<string, number>;
   usageShares: number[];
@@ -92,7 +93,7 @@ export function webhookSettings(env: NodeJS.ProcessEnv): WebhookSettings {
     disableAfterMs: number(env.BRAIN_WEBHOOK_DISABLE_AFTER_HOURS, DISABLE_AFTER_HOURS_DEFAULT) * 3_600_000,
     pollMs: number(env.BRAIN_WEBHOOK_POLL_MS, POLL_DEFAULT_MS, 10),
     billingCheckMs: number(env.BRAIN_WEBHOOK_BILLING_CHECK_S, BILLING_CHECK_DEFAULT_S, 0.01) * 1000,
-    leaseMs: responseTimeoutMs * 2 + 30_000,
+    leaseMs: responseTimeoutMs * 2 + 5_000,
     planQuotas: quotas(env.BRAIN_PLAN_QUOTAS ?? PLAN_QUOTAS_DEFAULT),
     usageShares: shares.length > 0 ? [...new Set(shares)].sort((a, b) => a - b) : [0.8, 1],
     piiBurst: burst(env.BRAIN_WEBHOOK_PII_BURST, PII_BURST_DEFAULT),

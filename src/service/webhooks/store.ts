@@ -75,6 +75,7 @@ export interface WebhookStore {
   insertEvent(event: NewWebhookEvent): Promise<number | null>;
   /** Sets the workspace's mark and writes the event in one transaction, only when the mark was not set; true then. */
   markAndInsert(mark: string, event: NewWebhookEvent): Promise<boolean>;
+  hasMark(workspaceId: number, mark: string): Promise<boolean>;
   clearMark(workspaceId: number, mark: string): Promise<void>;
   /** Turns up to `limit` new events into deliveries, one per subscribed, enabled endpoint; returns how many events. */
   fanOut(nowMs: number, limit: number): Promise<number>;
@@ -149,6 +150,8 @@ export function createWebhookStore(sql: SqlRunner): WebhookStore {
         await insertEvent(tx, e);
         return true;
       }),
+    hasMark: async (workspaceId, mark) =>
+      (await sql.all("SELECT 1 AS one FROM webhook_marks WHERE workspace_id = ? AND mark = ?", [workspaceId, mark])).length > 0,
     async clearMark(workspaceId, mark) {
       await sql.run("DELETE FROM webhook_marks WHERE workspace_id = ? AND mark = ?", [workspaceId, mark]);
     },

@@ -12,16 +12,27 @@ for (const [net, prefix] of [
   ["198.51.100.0", 24], ["203.0.113.0", 24], ["224.0.0.0", 4], ["240.0.0.0", 4],
 ] as const) NOT_PUBLIC.addSubnet(net, prefix, "ipv4");
 for (const [net, prefix] of [
-  ["::", 128], ["::1", 128], ["::ffff:0:0", 96], ["64:ff9b:1::", 48], ["100::", 64], ["2001:db8::", 32],
+  ["::", 128], ["::1", 128], ["64:ff9b:1::", 48], ["100::", 64], ["2001:db8::", 32],
   ["fc00::", 7], ["fe80::", 10], ["fec0::", 10], ["ff00::", 8],
 ] as const) NOT_PUBLIC.addSubnet(net, prefix, "ipv6");
+
+// (Not in NOT_PUBLIC: Node's BlockList matches every IPv4 address against an IPv4-mapped IPv6 rule.)
+const IPV4_MAPPED = new BlockList();
+IPV4_MAPPED.addSubnet("::ffff:0:0", 96, "ipv6");
+
+/** The IPv4 address an IPv4-mapped IPv6 address carries (`::ffff:127.0.0.1`, `::ffff:7f00:1`), else null. */
+function mappedIpv4(address: string): string | null {
+  if (!IPV4_MAPPED.check(address, "ipv6")) return null;
+  const canonical = new URL(`http://[${address}]/`).hostname.slice(1, -1);
+  const [hi, lo] = canonical.split(":").slice(-2).map((h) => parseInt(h, 16)) as [number, number];
+  return [hi >> 8, hi & 255, lo >> 8, lo & 255].join(".");
+}
 
 export function isPublicAddress(address: string): boolean {
   const family = isIP(address);
   if (family === 0) return false;
-  // An IPv4-mapped IPv6 address is judged as the IPv4 address it carries.
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-  if (mapped) return isPublicAddress(mapped[1]!);
+  const mapped = family === 6 ? mappedIpv4(address) : null;
+  if (mapped !== null) return isPublicAddress(mapped);
   return !NOT_PUBLIC.check(address, family === 4 ? "ipv4" : "ipv6");
 }
 
