@@ -17,7 +17,7 @@ import {
   type WorkspaceOverview,
 } from "./api.js";
 import { BarChart, dailyBars } from "./charts.js";
-import { AGE_RANGES, type HealthList } from "../service/dashboard/choices.js";
+import { AGE_RANGES, FORGET_MIN_SCORE_DEFAULT, type HealthList } from "../service/dashboard/choices.js";
 import { DAY_MS } from "../service/time.js";
 import { NEVER_RETRIEVED_AFTER_DAYS, OVERLONG_CHARS, STALE_AFTER_DAYS } from "../service/health/index.js";
 import "./app.css";
@@ -251,6 +251,18 @@ function Memories({ ws, params }: { ws: string; params: URLSearchParams }) {
   // What the last change did, shown above the reloaded list until the list changes.
   const [notice, setNotice] = useState<string | null>(null);
   useEffect(() => setNotice(null), [query.toString()]);
+  // The results to forget: those scoring FORGET_MIN_SCORE_DEFAULT or more until the person ticks otherwise.
+  const [chosen, setChosen] = useState<Set<number>>(new Set());
+  useEffect(() => {
+    setChosen(new Set((state.data?.memories ?? []).filter((m) => isHit(m) && m.score >= FORGET_MIN_SCORE_DEFAULT).map((m) => m.id)));
+  }, [state.data]);
+  const toggle = (id: number) =>
+    setChosen((was) => {
+      const next = new Set(was);
+      if (!next.delete(id)) next.add(id);
+      return next;
+    });
+  const howMany = (n: number) => (n === 1 ? "1 memory" : `${n} memories`);
   const searching = params.get("q") !== null && params.get("q") !== "";
   // The search box follows the hash (Clear, Back) and keeps what is typed until it is submitted.
   const [typed, setTyped] = useState(params.get("q") ?? "");
@@ -321,21 +333,27 @@ function Memories({ ws, params }: { ws: string; params: URLSearchParams }) {
                 ? `${page.total} ${page.total === 1 ? "memory" : "memories"} found by meaning, best first (the service's own retrieval; this search is not counted as a recall).`
                 : `${page.total} ${page.total === 1 ? "memory" : "memories"}, newest first.`}
             </p>
-            <MemoryTable ws={ws} page={page} />
+            <MemoryTable ws={ws} page={page} chosen={searching ? { ids: chosen, toggle } : undefined} />
             {!searching && <Pager page={page} onPage={pageTo} />}
             {searching && page.memories.length > 0 && (
               <section aria-labelledby="forget-title" class="forget">
-                <h2 id="forget-title">Forget these memories</h2>
+                <h2 id="forget-title">Forget memories</h2>
                 <p class="muted">
-                  The {page.memories.length === 1 ? "memory" : `${page.memories.length} memories`} listed above will be gone for good: text,
+                  The results ticked in the Forget column (at first, those scoring {FORGET_MIN_SCORE_DEFAULT} or more) are deleted for good: text,
                   vector, and the answers kept for retried stores. Agents will no longer recall them.
                 </p>
+                {chosen.size === 0 ? (
+                  <p>No result is ticked.</p>
+                ) : (
                 <Confirm
-                  label={`Forget ${page.memories.length === 1 ? "this memory" : `these ${page.memories.length} memories`}…`}
-                  question={`Forget the ${page.memories.length === 1 ? "memory" : `${page.memories.length} memories`} found for “${params.get("q")}”? This cannot be undone.`}
+                  label={`Forget the ${howMany(chosen.size)} ticked…`}
+                  question={`Forget ${howMany(chosen.size)} (${page.memories
+                    .filter((m) => chosen.has(m.id))
+                    .map((m) => `#${m.id}`)
+                    .join(", ")})? This cannot be undone.`}
                   action={async () => {
                     const { forgotten } = await post<{ forgotten: number[] }>(`/api/workspaces/${ws}/memories/forget`, {
-                      ids: page.memories.map((m) => m.id),
+                      ids: [...chosen],
                     });
                     return `Forgot ${forgotten.length} ${forgotten.length === 1 ? "memory" : "memories"}.`;
                   }}
@@ -344,6 +362,7 @@ function Memories({ ws, params }: { ws: string; params: URLSearchParams }) {
                     setVersion((v) => v + 1);
                   }}
                 />
+                )}
               </section>
             )}
           </>
@@ -395,13 +414,15 @@ function Pager({ page, onPage }: { page: MemoryPage; onPage: (offset: number) =>
   );
 }
 
-function MemoryTable({ ws, page }: { ws: string; page: MemoryPage }) {
+/** A list of memories; with `chosen`, a first column of checkboxes picks which to forget. */
+function MemoryTable({ ws, page, chosen }: { ws: string; page: MemoryPage; chosen?: { ids: Set<number>; toggle: (id: number) => void } }) {
   if (page.memories.length === 0) return <p>No memories here.</p>;
   const scored = page.memories.some(isHit);
   return (
     <table class="memories">
       <thead>
         <tr>
+          {chosen && <th scope="col">Forget</th>}
           <th scope="col">Memory</th>
           {scored && <th scope="col" class="num">Score</th>}
           {scored && <th scope="col" class="num">Similarity</th>}
@@ -415,6 +436,11 @@ function MemoryTable({ ws, page }: { ws: string; page: MemoryPage }) {
       <tbody>
         {page.memories.map((m) => (
           <tr key={m.id}>
+            {chosen && (
+              <td>
+                <input type="checkbox" checked={chosen.ids.has(m.id)} onChange={() => chosen.toggle(m.id)} aria-label={`Forget memory #${m.id}`} />
+              </td>
+            )}
             <td>
               <a href={`#/w/${ws}/m/${m.id}`}>{shortText(m.text)}</a>
             </td>
