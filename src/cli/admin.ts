@@ -4,6 +4,7 @@ import type { WorkspaceStatus } from "../contract/wire.js";
 import { createJsonLog, parseLogLevel } from "../service/http/json-log.js";
 import type { AdminService, MemoryService, Workspace } from "../service/types.js";
 import { openStore, reportFailure, resolveStoreLocation } from "./serve.js";
+import { checkWebhookCommand, WEBHOOK_USAGE } from "./webhook.js";
 import type { TransferOutput } from "./transfer.js";
 
 const USAGE = `usage: brain-mcp admin <command> [--db PATH | --database-url URL] [--json]
@@ -18,6 +19,7 @@ const USAGE = `usage: brain-mcp admin <command> [--db PATH | --database-url URL]
   export --workspace WORKSPACE_ID [--out FILE] [--vectors]   (JSON Lines; stdout without --out)
   import FILE --workspace WORKSPACE_ID | --new NAME           (adds only what is not there yet)
   backup --out FILE                                          (a consistent copy of a live SQLite store)
+${WEBHOOK_USAGE}
   memory delete MEMORY_ID… [--workspace WORKSPACE_ID]        (forgets them: text, vector, idempotent answers)
   memory forget --workspace WORKSPACE_ID --query "…" [--min-score S] [--yes]
                                    (shows the memories found by meaning, scoring S or more (default 0.5), and asks;
@@ -128,7 +130,10 @@ async function runCommand(
     case "key revoke": {
       expectArgs(positionals, 3, "key revoke KEY_ID");
       const keyId = parseId(positionals[2], "KEY_ID");
-      if (!(await service.revokeKey(keyId))) throw new Error(`no API key with id ${keyId}`);
+      if (!(await service.revokeKey(keyId))) {
+        const state = await service.keyState(keyId);
+        throw new Error(state === "revoked" ? `API key ${keyId} is already revoked; nothing changed` : `no API key with id ${keyId}`);
+      }
       return { json: { key_id: keyId, revoked: true }, human: [`API key ${keyId} is revoked.`] };
     }
     case "key import": {
@@ -136,6 +141,7 @@ async function runCommand(
       const workspaceId = parseId(positionals[2], "WORKSPACE_ID");
       const apiKey = positionals[3] === "-" ? await readStdin() : positionals[3]!.trim();
       if (apiKey === "" || /\s/.test(apiKey)) throw new UsageError("the key to import must be one word with no spaces");
+      // Its strength (length and entropy) is checked by the service, which names what is missing.
       const key = await service.importKey(workspaceId, apiKey);
       return {
         json: { workspace_id: workspaceId, key_id: key.keyId, api_key_prefix: key.prefix },
@@ -175,6 +181,9 @@ export async function runAdmin(argv: string[], env: NodeJS.ProcessEnv = process.
         out: { type: "string" },
         vectors: { type: "boolean" },
         new: { type: "string" },
+        url: { type: "string" },
+        events: { type: "string" },
+        limit: { type: "string" },
         query: { type: "string" },
         "min-score": { type: "string" },
         yes: { type: "boolean", default: false },
@@ -211,6 +220,13 @@ export async function runAdmin(argv: string[], env: NodeJS.ProcessEnv = process.
     if (TRANSFER_COMMANDS.includes(positionals[0]!)) {
       const { runTransfer } = await import("./transfer.js");
       return finish(await runTransfer(positionals, values, location, env, log));
+    }
+    if (positionals[0] === "webhook") {
+      checkWebhookCommand(positionals, values);
+      const { runWebhook } = await import("./webhook.js");
+      const out = await runWebhook(positionals, values, location, env, log);
+      process.stdout.write(values.json ? `${JSON.stringify(out.json)}\n` : `${out.human.join("\n")}\n`);
+      return 0;
     }
     // Check the command's shape before opening the store (and loading models).
     const known = ["workspace list", "workspace create", "workspace set-status", "key create", "key revoke", "key import"];

@@ -219,6 +219,8 @@ export async function runServe(argv: string[], env: NodeJS.ProcessEnv = process.
     const warm = warmWorkspaces(env.BRAIN_WARM_WORKSPACES);
     // BRAIN_REEMBED_AT_START=0 leaves memories of an earlier model to `admin reembed` (health counts them meanwhile)
     const reembed = (env.BRAIN_REEMBED_AT_START ?? "").trim() !== "0";
+    // Webhooks: this process sends the outbox's events too (several processes share the work; none sends one twice).
+    service?.webhooks?.start();
     if (service) void service.warmUp(warm, { reembed }).catch((err) => log.warn("warming up (model, re-embedding, indexes) failed", { error: (err as Error).message }));
 
     let stopping = false;

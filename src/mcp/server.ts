@@ -15,7 +15,7 @@ import { z } from "zod";
 import type { ToolNameMode } from "../config/env.js";
 import type { Logger } from "../config/logger.js";
 import { nameStyleFor, toolName, type NameStyle } from "./naming.js";
-import { renderError, type ErrorContext } from "./render.js";
+import { renderError, type ErrorContext } from "./render-error.js";
 import { TOOLS, type MemoryClient, type Tool } from "./tools/index.js";
 
 export interface ServerDeps {

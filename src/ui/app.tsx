@@ -19,7 +19,7 @@ import {
 import { BarChart, dailyBars } from "./charts.js";
 import { AGE_RANGES, FORGET_MIN_SCORE_DEFAULT, type HealthList } from "../service/dashboard/choices.js";
 import { DAY_MS } from "../service/time.js";
-import { NEVER_RETRIEVED_AFTER_DAYS, OVERLONG_CHARS, STALE_AFTER_DAYS } from "../service/health/index.js";
+import { NEVER_RETRIEVED_AFTER_DAYS, OVERLONG_CHARS, SIGNAL_LABELS, STALE_AFTER_DAYS } from "../contract/health.js";
 import "./app.css";
 
 /** Days shown by the per-day charts. */
@@ -549,15 +549,6 @@ function Memory({ ws, id }: { ws: string; id: string }) {
   );
 }
 
-const SIGNAL_LABELS: Record<string, string> = {
-  total_memories: "Memories",
-  stale_memories: "Stale",
-  duplicate_memories: "Duplicate pairs",
-  overlong_memories: "Overlong",
-  never_retrieved_memories: "Never retrieved",
-  open_recommendations: "Open recommendations",
-};
-
 const LISTS: { list: HealthList; title: string; help: string }[] = [
   { list: "stale", title: "Stale memories", help: `expired, or not recalled for ${STALE_AFTER_DAYS} days` },
   { list: "duplicates", title: "Duplicate pairs", help: "pairs that say nearly the same thing" },
@@ -589,7 +580,7 @@ function Health({ ws, params }: { ws: string; params: URLSearchParams }) {
               <dl class="signals">
                 {Object.entries(h.signals).map(([name, value]) => (
                   <div key={name}>
-                    <dt>{SIGNAL_LABELS[name] ?? name}</dt>
+                    <dt>{SIGNAL_LABELS[name]?.title ?? name}</dt>
                     <dd>{value}</dd>
                   </div>
                 ))}

@@ -25,10 +25,13 @@ import {
 } from "./types.js";
 import { likePrefix, toMemory, toWorkspace, type MemoryRow, type WorkspaceRow } from "./rows.js";
 import { migrate } from "./postgres/schema.js";
+import { boundedPoolConfig, withoutBounds } from "./postgres/pool.js";
 import { redactingLog } from "./postgres/redacting-log.js";
 import { asStoreError, isStoreUnavailable } from "./postgres/unavailable.js";
 import { readBrowse, readStats, readUsagePerDay, USAGE_PER_DAY_SQL, type Statement } from "./dashboard-sql.js";
 import type { MemoryFilter, MemoryStats } from "./types.js";
+import { postgresRunner } from "../webhooks/sql.js";
+import { createWebhookStore } from "../webhooks/store.js";
 
 export interface PostgresStoreOptions {
   /** Connections per process (default 10, or `?pool_max=N` in the URL). */
@@ -62,7 +65,7 @@ export async function openPostgresStore(databaseUrl: string, opts: PostgresStore
         oid === int8 ? (v: string) => Number(v) : pg.types.getTypeParser(oid, format as "text")) as never,
     },
   };
-  const pool = new pg.Pool(config);
+  const pool = new pg.Pool(boundedPoolConfig(config));
   const log = opts.log && redactingLog(opts.log, databaseUrl);
   // An idle connection cut by a database restart must not crash the process; the pool replaces it.
   pool.on("error", (err) => log?.warn("postgres connection lost", failure(err)));
@@ -288,7 +291,9 @@ export class PostgresStore implements MemoryStore {
   constructor(
     private readonly pool: Pool,
     private readonly log?: ServiceLog,
-  ) {}
+  ) {
+    this.webhooks = createWebhookStore(postgresRunner(pool));
+  }
 
   /** Applies pending migrations on a dedicated connection (several processes may start at once). */
   async migrate(): Promise<number[]> {
@@ -296,7 +301,7 @@ export class PostgresStore implements MemoryStore {
     const onError = () => {};
     client.on("error", onError);
     try {
-      const applied = await migrate(client);
+      const applied = await withoutBounds(client, () => migrate(client));
       if (applied.length > 0) this.log?.info("postgres schema migrated", { versions: applied });
       return applied;
     } finally {
@@ -332,6 +337,8 @@ export class PostgresStore implements MemoryStore {
   }
 
   private readonly db: Queryable = { query: (sql, params) => this.q(sql, params) };
+
+  readonly webhooks;
 
   // Workspaces
 
@@ -395,6 +402,14 @@ export class PostgresStore implements MemoryStore {
   async revokeKey(keyId: number, nowMs: number): Promise<boolean> {
     const { rowCount } = await this.q("UPDATE api_keys SET revoked_at = $2 WHERE id = $1 AND revoked_at IS NULL", [keyId, nowMs]);
     return (rowCount ?? 0) > 0;
+  }
+
+  async getKey(keyId: number): Promise<{ workspaceId: number; revokedAt: number | null } | null> {
+    const { rows } = await this.q<{ workspace_id: number; revoked_at: number | null }>(
+      "SELECT workspace_id, revoked_at FROM api_keys WHERE id = $1",
+      [keyId],
+    );
+    return rows[0] ? { workspaceId: rows[0].workspace_id, revokedAt: rows[0].revoked_at } : null;
   }
 
   async listKeys(workspaceId: number): Promise<ApiKeyRecord[]> {

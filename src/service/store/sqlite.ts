@@ -23,6 +23,9 @@ import {
 } from "./types.js";
 import { likePrefix, toMemory, toWorkspace, type MemoryRow, type WorkspaceRow } from "./rows.js";
 import { createTokenBuckets } from "./token-bucket.js";
+import { SQLITE_WEBHOOKS_MIGRATION } from "../webhooks/schema.js";
+import { sqliteRunner } from "../webhooks/sql.js";
+import { createWebhookStore } from "../webhooks/store.js";
 import { readBrowse, readStats, readUsagePerDay, USAGE_PER_DAY_SQL, type Statement } from "./dashboard-sql.js";
 
 type Db = BetterSqlite3.Database;
@@ -249,7 +252,9 @@ const MIGRATIONS: string[] = [
   `,
   // 2: integer ids assigned by the store.
   INTEGER_IDS,
-  // 3: forgetting (a tombstone per forgotten memory, so every process's vector cache drops it; "delete" usage events)
+  // 3: webhook endpoints, the event outbox, deliveries, and the triggers that write lifecycle events.
+  SQLITE_WEBHOOKS_MIGRATION,
+  // 4: forgetting (a tombstone per forgotten memory, so every process's vector cache drops it; "delete" usage events)
   // and keys' last use.
   FORGETTING_AND_KEY_USE,
 ];
@@ -368,6 +373,7 @@ export function openSqliteStore(path: string): MemoryStore {
         "WHERE k.key_hash = ? AND k.revoked_at IS NULL",
     ),
     revokeKey: db.prepare("UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL"),
+    getKey: db.prepare("SELECT workspace_id, revoked_at FROM api_keys WHERE id = ?"),
     vectorsSince: db.prepare(`${VECTORS_AND_TOMBSTONES} ORDER BY rev`).raw(), // rows as arrays: an index build reads every vector
     vectorsSincePage: db.prepare(`${VECTORS_AND_TOMBSTONES} ORDER BY rev LIMIT @limit`).raw(),
     recentWorkspaces: db.prepare("SELECT workspace_id FROM memories GROUP BY workspace_id ORDER BY max(updated_at) DESC LIMIT ?").pluck(),
@@ -605,6 +611,10 @@ export function openSqliteStore(path: string): MemoryStore {
     async revokeKey(keyId, nowMs) {
       return q.revokeKey.run(nowMs, keyId).changes > 0;
     },
+    async getKey(keyId) {
+      const row = q.getKey.get(keyId) as { workspace_id: number; revoked_at: number | null } | undefined;
+      return row ? { workspaceId: row.workspace_id, revokedAt: row.revoked_at } : null;
+    },
     async listKeys(workspaceId) {
       return q.listKeys.all(workspaceId) as ApiKeyRecord[];
     },
@@ -681,6 +691,8 @@ export function openSqliteStore(path: string): MemoryStore {
     async takeRateToken(keyId, rps, burst, nowMs): Promise<RateDecision> {
       return buckets.take(keyId, rps, burst, nowMs);
     },
+
+    webhooks: createWebhookStore(sqliteRunner(db, serialize)),
 
     async ping() {
       try {

@@ -16,6 +16,7 @@
 //   AUTOINCREMENT, PostgreSQL identity columns); stores written by 0.1.0 (text ids) are migrated on open.
 import type { TemporalType, WorkspaceStatus } from "../../contract/wire.js";
 import type { RateDecision, Workspace } from "../types.js";
+import type { WebhookStore } from "../webhooks/store.js";
 
 /** A memory as the store keeps it, without its vector. */
 export interface MemoryRecord {
@@ -217,6 +218,8 @@ export interface MemoryStore {
   findKeyByHash(keyHash: string): Promise<{ keyId: number; prefix: string; keyHash: string; workspace: Workspace } | null>;
   /** Sets revoked_at; true when a live key was revoked. */
   revokeKey(keyId: number, nowMs: number): Promise<boolean>;
+  /** The key with this id, live or revoked (revokedAt null when live), or null when there is none. */
+  getKey(keyId: number): Promise<{ workspaceId: number; revokedAt: number | null } | null>;
   /** The workspace's keys, revoked ones included, oldest first. */
   listKeys(workspaceId: number): Promise<ApiKeyRecord[]>;
   /** Sets last_used_at = nowMs unless it is already at or after `notBeforeMs` (one cheap indexed update). */
@@ -280,6 +283,9 @@ export interface MemoryStore {
 
   // Rate limit: a token bucket per key (in-process on SQLite, shared across processes on PostgreSQL)
   takeRateToken(keyId: number, rps: number, burst: number, nowMs: number): Promise<RateDecision>;
+
+  /** Webhook endpoints, the event outbox and deliveries (../webhooks/store.ts), on this store's connection. */
+  readonly webhooks: WebhookStore;
 
   /** Reads and writes a probe row; false (never throws) when the store cannot. */
   ping(): Promise<boolean>;

@@ -2,6 +2,7 @@
 // processes starting together migrate once; each version is recorded in `brain_migrations` and never re-run.
 // Append new migrations; never edit an applied one.
 import type { PoolClient } from "pg";
+import { POSTGRES_WEBHOOKS_MIGRATION } from "../../webhooks/schema.js";
 
 export interface Migration {
   version: number;
@@ -141,10 +142,11 @@ export const MIGRATIONS: readonly Migration[] = [
       DROP FUNCTION pg_temp.ws_id(text), pg_temp.key_id(text), pg_temp.mem_id(text);
     `,
   },
+  { version: 3, name: "webhooks", sql: POSTGRES_WEBHOOKS_MIGRATION },
   {
     // A forgotten memory leaves only its id and the rev of its forgetting (never its text): every process's vector
     // cache applies it like any other change, and revs stay strictly increasing after the newest memory is forgotten.
-    version: 3,
+    version: 4,
     name: "forgetting and key use",
     sql: `
       CREATE TABLE memory_tombstones (
