@@ -88,7 +88,7 @@ async function runForget(
       if (found.length === 0) {
         return { json: { workspace_id: workspace, forgotten: [] }, human: [`No memory of workspace ${workspace} matches at score ${minScore} or more; nothing forgotten.`] };
       }
-      const question = `Forget these ${memories(found.length)} of workspace ${workspace}?`;
+      const question = `Forget ${found.length === 1 ? "this memory" : `these ${memories(found.length)}`} of workspace ${workspace}?`;
       const interactive = process.stdin.isTTY === true && process.stderr.isTTY === true;
       if (!yes) {
         if (!interactive) {
