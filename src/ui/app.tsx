@@ -18,7 +18,6 @@ import {
 } from "./api.js";
 import { BarChart, dailyBars } from "./charts.js";
 import { AGE_RANGES, FORGET_MIN_SCORE_DEFAULT, type HealthList } from "../service/dashboard/choices.js";
-import { DAY_MS } from "../service/time.js";
 import { NEVER_RETRIEVED_AFTER_DAYS, OVERLONG_CHARS, SIGNAL_LABELS, STALE_AFTER_DAYS } from "../contract/health.js";
 import "./app.css";
 
@@ -707,7 +706,7 @@ function Charts({ ws }: { ws: string }) {
 function Usage({ ws }: { ws: string }) {
   const state = useApi<UsageReport>(`/api/workspaces/${ws}/usage`);
   const now = Date.now();
-  const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+  const isoOf = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z");
   return (
     <>
       <h1 tabIndex={-1}>Usage</h1>
@@ -729,7 +728,7 @@ function Usage({ ws }: { ws: string }) {
                   {[...u.cycles].reverse().map((c) => (
                     <tr key={c.start}>
                       <th scope="row">
-                        {day(c.start)} to {day(c.end - DAY_MS)}
+                        {when(isoOf(c.start))} to {when(isoOf(c.end))}
                         {c.end > now ? <span class="muted"> (current)</span> : null}
                       </th>
                       <td class="num">{c.write}</td>

@@ -353,7 +353,12 @@ describe("the workspace owner's controls (POST with the session's Origin and CSR
     expect(sum(usage.days, "write")).toBe(counts.write);
     expect(sum(usage.days, "read")).toBe(counts.read);
     expect(counts.write).toBe(stored.length);
+    // the billing webhooks' own cycle (anchored at the workspace's creation), counted over the same bounds
+    const workspace = (await get(`/api/workspaces/${ws()}`)).json;
+    const { billingCycleAt } = await import("../../src/service/webhooks/cycle.js");
+    const cycle = billingCycleAt("monthly", Date.parse(workspace.created_at), Date.now());
     const current = usage.cycles.at(-1);
+    expect([current.start, current.end]).toEqual([cycle.start, cycle.end]);
     expect(current.start).toBeLessThanOrEqual(Date.now());
     expect(current.end).toBeGreaterThan(Date.now());
     expect([current.write, current.read]).toEqual([counts.write, counts.read]);
