@@ -2,6 +2,7 @@
 // rest of `admin`, directly on the service's store; the public API keeps its four operations.
 import { createInterface } from "node:readline/promises";
 import { QUERY_MAX_CHARS } from "../contract/limits.js";
+import { FORGET_MIN_SCORE_DEFAULT } from "../service/dashboard/choices.js";
 import { loadOptional } from "../service/http/optional-deps.js";
 import type { MemoryStore } from "../service/store/types.js";
 import type { ServiceLog } from "../service/types.js";
@@ -11,8 +12,6 @@ import type { TransferOutput } from "./transfer.js";
 
 export type MemoryFlags = { workspace?: string; query?: string; "min-score"?: string; yes?: boolean };
 
-/** `forget` asks for memories scoring at least this much unless --min-score says otherwise (scores are 0..1). */
-export const FORGET_MIN_SCORE_DEFAULT = 0.5;
 
 const memories = (n: number) => `${n} memor${n === 1 ? "y" : "ies"}`;
 const oneLine = (text: string, max = 100) => {
@@ -89,7 +88,7 @@ async function runForget(
       if (found.length === 0) {
         return { json: { workspace_id: workspace, forgotten: [] }, human: [`No memory of workspace ${workspace} matches at score ${minScore} or more; nothing forgotten.`] };
       }
-      const question = `Forget these ${memories(found.length)} of workspace ${workspace}?`;
+      const question = `Forget ${found.length === 1 ? "this memory" : `these ${memories(found.length)}`} of workspace ${workspace}?`;
       const interactive = process.stdin.isTTY === true && process.stderr.isTTY === true;
       if (!yes) {
         if (!interactive) {

@@ -4,7 +4,8 @@
 // service suite's PostgreSQL run (test/postgres/vitest.service.config.ts).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ROUTES } from "../../src/contract/wire.js";
-import { call, queryStore, startService, usageCounts, type ServiceHandle } from "../support/service.js";
+import { spawn } from "node:child_process";
+import { BIN, baseEnv, call, queryStore, startService, usageCounts, type ServiceHandle } from "../support/service.js";
 
 const TARGET = "Dana moved to a house on Linden Street next to the old bakery last spring.";
 const OTHERS = [
@@ -128,6 +129,45 @@ describe("admin memory forget", () => {
     // Scores are recall's own, relative to the best match: asked again, the forgotten memory is not among them.
     const again = await forget([]);
     expect(again.stdout).not.toContain("db-staging");
+  });
+
+  /** `admin memory forget …` on a pseudo-terminal (util-linux `script`), answering `answer` once it asks. */
+  function onTerminal(query: string, answer: string): Promise<{ code: number | null; output: string }> {
+    const args = ["admin", "memory", "forget", "--workspace", String(a.workspaceId), "--query", query, ...a.storeArgs];
+    const command = [process.execPath, BIN, ...args].map((x) => `'${x.replace(/'/g, "'\\''")}'`).join(" ");
+    const child = spawn("script", ["-qec", command, "/dev/null"], { env: baseEnv(), stdio: ["pipe", "pipe", "pipe"] });
+    let output = "";
+    let answered = false;
+    child.stdout.on("data", (d) => {
+      output += d;
+      if (!answered && output.includes("[y/N]")) {
+        answered = true;
+        child.stdin.write(`${answer}\r`);
+      }
+    });
+    const timer = setTimeout(() => child.kill("SIGKILL"), 60_000);
+    return new Promise((resolve) =>
+      child.once("exit", (code) => {
+        clearTimeout(timer);
+        resolve({ code, output });
+      }),
+    );
+  }
+
+  it("on a terminal, lists what it found and asks: no forgets nothing, yes forgets them", async () => {
+    const query = "where is the Friday team lunch ordered from?";
+    const lunch = (await recallIds(a, query))[0];
+    const no = await onTerminal(query, "n");
+    expect(no.code, no.output).toBe(1);
+    expect(no.output).toContain("Thai place");
+    expect(no.output).toContain(`Forget this memory of workspace ${a.workspaceId}?`);
+    expect(no.output).toContain("[y/N]");
+    expect(no.output).toContain("Nothing forgotten.");
+    expect(await recallIds(a, query)).toContain(lunch);
+    const yes = await onTerminal(query, "y");
+    expect(yes.code, yes.output).toBe(0);
+    expect(yes.output).toContain("Forgot 1 memory");
+    expect(await recallIds(b, query)).not.toContain(lunch);
   });
 
   it("refuses a missing query or workspace and a bad --min-score before opening anything", async () => {

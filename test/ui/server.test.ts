@@ -314,6 +314,8 @@ describe("the workspace owner's controls (POST with the session's Origin and CSR
     expect((await post(`/api/workspaces/${ws()}/keys/${other.keyId}/revoke`)).status).toBe(404);
     expect((await status(other.apiKey)).status).toBe(200);
     expect((await status(service.apiKey)).status).toBe(200);
+    // the new key reached no log
+    expect(ui.stdout() + ui.stderr() + service.stdout() + service.stderr()).not.toContain(key);
   });
 
   it("forgets the memories asked: gone from the API's recall and health at once, and from the dashboard", async () => {
@@ -331,6 +333,8 @@ describe("the workspace owner's controls (POST with the session's Origin and CSR
     expect((await get(`/api/workspaces/${ws()}/memories/${target}`)).status).toBe(404);
     expect((await get(`/api/workspaces/${ws()}/memories`)).json.total).toBe(stored.length - 1);
     expect((await get(`/api/workspaces/${ws()}`)).json.memories).toBe(stored.length - 1);
+    expect(ui.stderr()).toContain("dashboard forgot memories");
+    expect(ui.stdout() + ui.stderr()).not.toContain("peanuts"); // the forgotten text reached no log
   });
 
   it("a forget request names 1 to 100 positive integer ids in a JSON body; anything else is 400 and forgets nothing", async () => {
@@ -349,7 +353,12 @@ describe("the workspace owner's controls (POST with the session's Origin and CSR
     expect(sum(usage.days, "write")).toBe(counts.write);
     expect(sum(usage.days, "read")).toBe(counts.read);
     expect(counts.write).toBe(stored.length);
+    // the billing webhooks' own cycle (anchored at the workspace's creation), counted over the same bounds
+    const workspace = (await get(`/api/workspaces/${ws()}`)).json;
+    const { billingCycleAt } = await import("../../src/service/webhooks/cycle.js");
+    const cycle = billingCycleAt("monthly", Date.parse(workspace.created_at), Date.now());
     const current = usage.cycles.at(-1);
+    expect([current.start, current.end]).toEqual([cycle.start, cycle.end]);
     expect(current.start).toBeLessThanOrEqual(Date.now());
     expect(current.end).toBeGreaterThan(Date.now());
     expect([current.write, current.read]).toEqual([counts.write, counts.read]);

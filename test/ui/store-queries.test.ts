@@ -153,13 +153,17 @@ for (const { name, skip, open } of STORES) {
       expect(await store.memoryStats(filters + 1000)).toEqual({ createdPerDay: [], categories: [], importance: [], recallsPerDay: [] });
     });
 
-    it("usage per day counts billable writes and reads by UTC day, never deletions", async () => {
+    it("usage per day and between two times counts billable writes and reads, never deletions", async () => {
       const day = (ms: number) => Math.floor(ms / DAY_MS) * DAY_MS;
       expect(await store.usagePerDay(filters)).toEqual([
         { day: day(HEALTH_NOW - DAY_MS), write: 0, read: 2 },
         { day: day(HEALTH_NOW), write: 1, read: 1 },
       ]);
       expect(await store.usagePerDay(filters + 1000)).toEqual([]);
+      // a billing cycle's bounds: [from, to)
+      expect(await store.usageBetween(filters, HEALTH_NOW - DAY_MS, HEALTH_NOW)).toEqual({ write: 0, read: 2 });
+      expect(await store.usageBetween(filters, HEALTH_NOW - DAY_MS + 1, HEALTH_NOW + 1)).toEqual({ write: 1, read: 2 });
+      expect(await store.usageBetween(filters + 1000, 0, HEALTH_NOW + 1)).toEqual({ write: 0, read: 0 });
     });
 
     it("forgetting removes the row, its vector and the idempotent answers naming it, leaves a tombstone every cache applies, and never reuses a rev", async () => {
@@ -199,6 +203,8 @@ for (const { name, skip, open } of STORES) {
       expect(await store.getMemories(filters, [other.id])).toHaveLength(1);
       // the deletion is a usage event, not a billable one
       expect(await store.usageCounts(ws)).toEqual({ write: 0, read: 0 });
+      expect(await store.usagePerDay(ws)).toEqual([]);
+      expect(await store.usageBetween(ws, 0, Number.MAX_SAFE_INTEGER)).toEqual({ write: 0, read: 0 });
     });
 
     it("lists a workspace's keys with their last use, recorded only when older than asked", async () => {

@@ -257,9 +257,7 @@ export function createDashboard({ store, embedder, now = () => new Date() }: Das
 
     async usage(workspaceId) {
       const workspace = await store.getWorkspace(workspaceId);
-      if (!workspace) return null;
-      const nowMs = now().getTime();
-      return usageReport(Date.parse(workspace.created_at), workspace.billing_cycle, await store.usagePerDay(workspaceId), nowMs);
+      return workspace && usageReport(store, workspace, now().getTime());
     },
   };
 }

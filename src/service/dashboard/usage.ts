@@ -1,11 +1,14 @@
 // A workspace's billable usage (writes and reads, as the service records them) per UTC day and per billing cycle.
-// Cycles start on the UTC day the workspace was created and repeat every month ("monthly", the default) or every
-// twelve months ("annual"/"yearly"); a billing_cycle the service does not know is counted monthly.
-import type { UsageDay } from "../store/types.js";
-import { DAY_MS } from "../time.js";
+// Cycles are the billing webhooks' own (../webhooks/cycle.ts: anchored at the workspace's creation, as long as its
+// billing_cycle says), counted over the same [start, end) bounds, so the dashboard and the webhooks agree.
+import type { MemoryStore, UsageDay } from "../store/types.js";
+import { billingCycleAt } from "../webhooks/cycle.js";
+
+/** Billing cycles shown, the current one and those before it. */
+export const CYCLES_SHOWN = 12;
 
 export interface BillingCycleUsage {
-  /** UTC midnight that starts the cycle, and the one that ends it (exclusive), as ms since the epoch. */
+  /** The cycle's bounds, [start, end), as ms since the epoch. */
   start: number;
   end: number;
   write: number;
@@ -15,36 +18,26 @@ export interface BillingCycleUsage {
 export interface UsageReport {
   billing_cycle: string;
   days: UsageDay[];
-  /** Oldest first; the last one is the cycle under way. */
+  /** Oldest first, at most CYCLES_SHOWN; the last one is the cycle under way. */
   cycles: BillingCycleUsage[];
 }
 
-const MONTHS_PER_CYCLE: Record<string, number> = { monthly: 1, annual: 12, yearly: 12 };
-
-/** `anchor` moved on by `months` calendar months, its day of month kept (or the month's last day, for the 31st). */
-function addMonths(anchor: number, months: number): number {
-  const a = new Date(anchor);
-  const target = Date.UTC(a.getUTCFullYear(), a.getUTCMonth() + months, 1);
-  const t = new Date(target);
-  const lastDay = new Date(Date.UTC(t.getUTCFullYear(), t.getUTCMonth() + 1, 0)).getUTCDate();
-  return Date.UTC(t.getUTCFullYear(), t.getUTCMonth(), Math.min(a.getUTCDate(), lastDay));
-}
-
-export function usageReport(createdAtMs: number, billingCycle: string, days: readonly UsageDay[], nowMs: number): UsageReport {
-  const months = MONTHS_PER_CYCLE[billingCycle] ?? 1;
-  const anchor = Math.floor(createdAtMs / DAY_MS) * DAY_MS;
-  const cycles: BillingCycleUsage[] = [];
-  for (let k = 0; ; k++) {
-    const start = addMonths(anchor, k * months);
-    if (start > nowMs) break;
-    const end = addMonths(anchor, (k + 1) * months);
-    const inCycle = days.filter((d) => d.day >= start && d.day < end);
-    cycles.push({
-      start,
-      end,
-      write: inCycle.reduce((n, d) => n + d.write, 0),
-      read: inCycle.reduce((n, d) => n + d.read, 0),
-    });
+export async function usageReport(
+  store: MemoryStore,
+  workspace: { id: number; billing_cycle: string; created_at: string },
+  nowMs: number,
+): Promise<UsageReport> {
+  const created = Date.parse(workspace.created_at);
+  const bounds: { start: number; end: number }[] = [];
+  for (let at = nowMs; bounds.length < CYCLES_SHOWN; ) {
+    const cycle = billingCycleAt(workspace.billing_cycle, created, at);
+    bounds.unshift(cycle);
+    if (cycle.start <= created) break;
+    at = cycle.start - 1;
   }
-  return { billing_cycle: billingCycle, days: [...days], cycles };
+  const [days, ...counts] = await Promise.all([
+    store.usagePerDay(workspace.id),
+    ...bounds.map((b) => store.usageBetween(workspace.id, b.start, b.end)),
+  ]);
+  return { billing_cycle: workspace.billing_cycle, days, cycles: bounds.map((b, i) => ({ ...b, ...counts[i]! })) };
 }

@@ -134,6 +134,15 @@ export const USAGE_PER_DAY_SQL =
   "sum(CASE WHEN kind = 'write' THEN 1 ELSE 0 END) AS writes, sum(CASE WHEN kind = 'read' THEN 1 ELSE 0 END) AS reads " +
   `FROM usage_events WHERE workspace_id = $1 AND kind IN ('write', 'read') GROUP BY created_at / ${DAY_MS} ORDER BY day`;
 
+/** Billable usage events of a workspace ($1) created in [$2, $3); SQLite runs it with `?` for each. */
+export const USAGE_BETWEEN_SQL =
+  "SELECT sum(CASE WHEN kind = 'write' THEN 1 ELSE 0 END) AS writes, sum(CASE WHEN kind = 'read' THEN 1 ELSE 0 END) AS reads " +
+  "FROM usage_events WHERE workspace_id = $1 AND kind IN ('write', 'read') AND created_at >= $2 AND created_at < $3";
+
+export function readUsageBetween(rows: Record<string, unknown>[]): { write: number; read: number } {
+  return { write: Number(rows[0]?.writes ?? 0), read: Number(rows[0]?.reads ?? 0) };
+}
+
 export function readUsagePerDay(rows: Record<string, unknown>[]): UsageDay[] {
   return rows.map((r) => ({ day: Number(r.day) * DAY_MS, write: Number(r.writes), read: Number(r.reads) }));
 }

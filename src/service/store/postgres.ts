@@ -29,7 +29,15 @@ import { boundedPoolConfig, withoutBounds } from "./postgres/pool.js";
 import { MEMORY_ID_ATTEMPTS, newMemoryId } from "./memory-ids.js";
 import { redactingLog } from "./postgres/redacting-log.js";
 import { asStoreError, isStoreUnavailable } from "./postgres/unavailable.js";
-import { readBrowse, readStats, readUsagePerDay, USAGE_PER_DAY_SQL, type Statement } from "./dashboard-sql.js";
+import {
+  readBrowse,
+  readStats,
+  readUsageBetween,
+  readUsagePerDay,
+  USAGE_BETWEEN_SQL,
+  USAGE_PER_DAY_SQL,
+  type Statement,
+} from "./dashboard-sql.js";
 import type { MemoryFilter, MemoryStats } from "./types.js";
 import { postgresRunner } from "../webhooks/sql.js";
 import { createWebhookStore } from "../webhooks/store.js";
@@ -617,6 +625,10 @@ export class PostgresStore implements MemoryStore {
 
   async usagePerDay(workspaceId: number): Promise<UsageDay[]> {
     return readUsagePerDay((await this.q<Record<string, unknown>>(USAGE_PER_DAY_SQL, [workspaceId])).rows);
+  }
+
+  async usageBetween(workspaceId: number, fromMs: number, toMs: number): Promise<{ write: number; read: number }> {
+    return readUsageBetween((await this.q<Record<string, unknown>>(USAGE_BETWEEN_SQL, [workspaceId, fromMs, toMs])).rows);
   }
 
   // Rate limit

@@ -26,7 +26,15 @@ import { createTokenBuckets } from "./token-bucket.js";
 import { SQLITE_WEBHOOKS_MIGRATION } from "../webhooks/schema.js";
 import { sqliteRunner } from "../webhooks/sql.js";
 import { createWebhookStore } from "../webhooks/store.js";
-import { readBrowse, readStats, readUsagePerDay, USAGE_PER_DAY_SQL, type Statement } from "./dashboard-sql.js";
+import {
+  readBrowse,
+  readStats,
+  readUsageBetween,
+  readUsagePerDay,
+  USAGE_BETWEEN_SQL,
+  USAGE_PER_DAY_SQL,
+  type Statement,
+} from "./dashboard-sql.js";
 import { guardStoreFile } from "./sqlite-file.js";
 import { MEMORY_ID_ATTEMPTS, newMemoryId } from "./memory-ids.js";
 
@@ -414,6 +422,7 @@ export function openSqliteStore(path: string): MemoryStore {
     ),
     markKeyUsed: db.prepare("UPDATE api_keys SET last_used_at = ? WHERE id = ? AND coalesce(last_used_at, 0) < ?"),
     usagePerDay: db.prepare(USAGE_PER_DAY_SQL.replace("$1", "?")),
+    usageBetween: db.prepare(USAGE_BETWEEN_SQL.replace(/\$\d/g, "?")),
     insertMemory: db.prepare(
       "INSERT INTO memories (id, workspace_id, text, meta, embedder_id, importance, temporal_type, valid_until, " +
         "categories, created_at, updated_at, last_accessed_at, access_count, rev) VALUES (@id, @workspace_id, @text, " +
@@ -704,6 +713,8 @@ export function openSqliteStore(path: string): MemoryStore {
       return counts;
     },
     usagePerDay: async (workspaceId) => readUsagePerDay(q.usagePerDay.all(workspaceId) as Record<string, unknown>[]),
+    usageBetween: async (workspaceId, fromMs, toMs) =>
+      readUsageBetween(q.usageBetween.all(workspaceId, fromMs, toMs) as Record<string, unknown>[]),
 
     async takeRateToken(keyId, rps, burst, nowMs): Promise<RateDecision> {
       return buckets.take(keyId, rps, burst, nowMs);

@@ -280,6 +280,8 @@ export interface MemoryStore {
   usageCounts(workspaceId: number): Promise<{ write: number; read: number }>;
   /** Billable events (writes and reads) per UTC day, oldest first; days without any are left out. */
   usagePerDay(workspaceId: number): Promise<UsageDay[]>;
+  /** Billable events created in [fromMs, toMs). */
+  usageBetween(workspaceId: number, fromMs: number, toMs: number): Promise<{ write: number; read: number }>;
 
   // Rate limit: a token bucket per key (in-process on SQLite, shared across processes on PostgreSQL)
   takeRateToken(keyId: number, rps: number, burst: number, nowMs: number): Promise<RateDecision>;

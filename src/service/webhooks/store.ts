@@ -252,7 +252,8 @@ export function createWebhookStore(sql: SqlRunner): WebhookStore {
 
     async usageBetween(workspaceId, fromMs, toMs) {
       const rows = await sql.all<{ kind: "write" | "read"; n: number }>(
-        "SELECT kind, count(*) AS n FROM usage_events WHERE workspace_id = ? AND created_at >= ? AND created_at < ? GROUP BY kind",
+        // Billable kinds only: forgetting records a "delete" event that is never billed.
+        "SELECT kind, count(*) AS n FROM usage_events WHERE workspace_id = ? AND kind IN ('write', 'read') AND created_at >= ? AND created_at < ? GROUP BY kind",
         [workspaceId, fromMs, toMs],
       );
       const counts = { write: 0, read: 0 };
