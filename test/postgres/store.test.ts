@@ -7,6 +7,7 @@ import { countHealthSignals, healthCountsQuery } from "../../src/service/health/
 import { ServiceError, type ServiceLog } from "../../src/service/types.js";
 import { EMPTY_COUNTS, EXPECTED_COUNTS, FIXTURE_EMBEDDER, HEALTH_NOW, seedHealthWorkspace } from "../core/health-fixture.js";
 import { canStartPostgres, startPostgres, type PgCluster } from "../support/pg.js";
+import { MIGRATIONS } from "../../src/service/store/postgres/schema.js";
 
 const T0 = Date.UTC(2025, 0, 1);
 
@@ -56,7 +57,7 @@ describe.skipIf(!canStartPostgres())("the PostgreSQL store", () => {
     await client.connect();
     const { rows } = await client.query("SELECT version FROM brain_migrations ORDER BY version");
     await client.end();
-    expect(rows.map((r) => r.version)).toEqual([1, 2, 3]);
+    expect(rows.map((r) => r.version)).toEqual(MIGRATIONS.map((m) => m.version));
     const again = await openPostgresStore(url);
     expect(await again.migrate()).toEqual([]);
     await again.close();

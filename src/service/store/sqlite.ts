@@ -267,6 +267,9 @@ const MIGRATIONS: string[] = [
   FORGETTING_AND_KEY_USE,
 ];
 
+/** The schema version a current store is at (PRAGMA user_version after migrating). */
+export const SQLITE_SCHEMA_VERSION = MIGRATIONS.length;
+
 const MEMORY_COLUMNS =
   "id, workspace_id, text, meta, embedder_id, importance, temporal_type, valid_until, categories, created_at, " +
   "updated_at, last_accessed_at, access_count, rev";
