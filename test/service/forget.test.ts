@@ -98,6 +98,9 @@ describe("admin memory delete", () => {
     const wrongWorkspace = await a.admin(["memory", "delete", someone, "--workspace", other.workspaceId, "--json"]);
     expect(wrongWorkspace.code).toBe(1);
     expect(await healthTotal(a)).toBe(OTHERS.length);
+    const unknown = await a.admin(["memory", "erase", "1"]);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain("expected: memory delete MEMORY_ID…");
     const bad = await a.admin(["memory", "delete", "mem_1"]);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain("MEMORY_ID must be a positive integer");
