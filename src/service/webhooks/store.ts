@@ -124,11 +124,16 @@ export function createWebhookStore(sql: SqlRunner): WebhookStore {
       const rows =
         workspaceId === undefined
           ? await sql.all<EndpointRow>(`SELECT ${ENDPOINT_COLUMNS} FROM webhook_endpoints ORDER BY id`)
-          : await sql.all<EndpointRow>(`SELECT ${ENDPOINT_COLUMNS} FROM webhook_endpoints WHERE workspace_id = ? ORDER BY id`, [workspaceId]);
+          : await sql.all<EndpointRow>(`SELECT ${ENDPOINT_COLUMNS} FROM webhook_endpoints WHERE workspace_id = ? ORDER BY id`, [
+              workspaceId,
+            ]);
       return rows.map(toEndpoint);
     },
     async getEndpoint(id) {
-      const rows = await sql.all<EndpointRow & { secret: string }>(`SELECT ${ENDPOINT_COLUMNS}, secret FROM webhook_endpoints WHERE id = ?`, [id]);
+      const rows = await sql.all<EndpointRow & { secret: string }>(
+        `SELECT ${ENDPOINT_COLUMNS}, secret FROM webhook_endpoints WHERE id = ?`,
+        [id],
+      );
       return rows[0] ? { ...toEndpoint(rows[0]), secret: rows[0].secret } : null;
     },
     removeEndpoint: async (id) => (await sql.run("DELETE FROM webhook_endpoints WHERE id = ?", [id])) > 0,
@@ -142,10 +147,11 @@ export function createWebhookStore(sql: SqlRunner): WebhookStore {
     insertEvent: (e) => insertEvent(sql, e),
     markAndInsert: (mark, e) =>
       sql.transaction(async (tx) => {
-        const set = await tx.run(
-          "INSERT INTO webhook_marks (workspace_id, mark, created_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
-          [e.workspace_id, mark, e.created_at],
-        );
+        const set = await tx.run("INSERT INTO webhook_marks (workspace_id, mark, created_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING", [
+          e.workspace_id,
+          mark,
+          e.created_at,
+        ]);
         if (set === 0) return false;
         await insertEvent(tx, e);
         return true;
@@ -164,10 +170,9 @@ export function createWebhookStore(sql: SqlRunner): WebhookStore {
         );
         for (const event of events) {
           const endpoints = (
-            await tx.all<EndpointRow>(
-              `SELECT ${ENDPOINT_COLUMNS} FROM webhook_endpoints WHERE workspace_id = ? AND disabled_at IS NULL`,
-              [event.workspace_id],
-            )
+            await tx.all<EndpointRow>(`SELECT ${ENDPOINT_COLUMNS} FROM webhook_endpoints WHERE workspace_id = ? AND disabled_at IS NULL`, [
+              event.workspace_id,
+            ])
           ).map(toEndpoint);
           // An endpoint hears the events that happened after it was added (a test event: only its own).
           const targets = endpoints.filter((e) =>
