@@ -188,8 +188,10 @@ export function createWebhookRuntime(deps: WebhookRuntimeDeps): WebhookRuntime {
       lastBillingCheck = at;
       await checkBilling(at);
     }
-    while ((await hooks.fanOut(now(), FAN_OUT_BATCH)) === FAN_OUT_BATCH);
+    const work = await hooks.pendingWork(now());
+    if (work.unsent) while ((await hooks.fanOut(now(), FAN_OUT_BATCH)) === FAN_OUT_BATCH);
     let attempted = 0;
+    if (!work.unsent && !work.due) return attempted;
     for (;;) {
       const due = await hooks.claim(now(), settings.leaseMs, CLAIM_BATCH);
       await Promise.all(due.map(send));

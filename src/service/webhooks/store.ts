@@ -78,6 +78,8 @@ export interface WebhookStore {
   hasMark(workspaceId: number, mark: string): Promise<boolean>;
   clearMark(workspaceId: number, mark: string): Promise<void>;
   /** Turns up to `limit` new events into deliveries, one per subscribed, enabled endpoint; returns how many events. */
+  /** Whether any event awaits fan-out and any delivery is due: a read, so an idle worker takes no write lock. */
+  pendingWork(nowMs: number): Promise<{ unsent: boolean; due: boolean }>;
   fanOut(nowMs: number, limit: number): Promise<number>;
   /** Leases up to `limit` due deliveries of enabled endpoints (several processes never lease the same one). */
   claim(nowMs: number, leaseMs: number, limit: number): Promise<ClaimedDelivery[]>;
@@ -160,6 +162,18 @@ export function createWebhookStore(sql: SqlRunner): WebhookStore {
       (await sql.all("SELECT 1 AS one FROM webhook_marks WHERE workspace_id = ? AND mark = ?", [workspaceId, mark])).length > 0,
     async clearMark(workspaceId, mark) {
       await sql.run("DELETE FROM webhook_marks WHERE workspace_id = ? AND mark = ?", [workspaceId, mark]);
+    },
+
+    async pendingWork(nowMs) {
+      const rows = await sql.all<{ unsent: unknown; due: unknown }>(
+        `SELECT EXISTS (SELECT 1 FROM webhook_events WHERE fanned_out_at IS NULL) AS unsent,
+                EXISTS (SELECT 1 FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id
+                         WHERE d.status = 'pending' AND d.next_attempt_at <= ? AND (d.lease_until IS NULL OR d.lease_until < ?)
+                           AND e.disabled_at IS NULL) AS due`,
+        [nowMs, nowMs],
+      );
+      // SQLite answers 0/1, PostgreSQL booleans.
+      return { unsent: Boolean(rows[0]?.unsent), due: Boolean(rows[0]?.due) };
     },
 
     fanOut: (nowMs, limit) =>
