@@ -167,7 +167,7 @@ describe("webhooks from a running serve", () => {
     expect(JSON.parse(listed.stdout).endpoints).toHaveLength(2);
   });
 
-  it("a change that rolls back writes no event and sends nothing", async () => {
+  it("a change that rolls back writes no event and sends nothing; one committed by any tool is announced", async () => {
     const ws = await svc.newWorkspace("rollback");
     const endpoint = await addEndpoint(svc, ws.workspaceId, `${receiver.url}/rollback`);
     receiver.setSecret(endpoint.secret);
@@ -188,6 +188,16 @@ describe("webhooks from a running serve", () => {
     await sleep(500);
     expect(receiver.received.filter((m) => m.path === "/rollback").map((m) => m.type)).toEqual(["webhook.test"]);
     expect(receiver.received.find((m) => m.path === "/rollback")!.verified).toBe(true);
+
+    // The same change committed by any other tool on the store (here plain SQL) is announced: the trigger writes it.
+    await onStore(svc, env, async (run) => {
+      await run("UPDATE workspaces SET status = 'suspended' WHERE id = ?", [ws.workspaceId]);
+    });
+    const got = await receiver.waitFor((m) => m.some((x) => x.path === "/rollback" && x.type === "workspace.suspended"));
+    expect(got.find((m) => m.path === "/rollback" && m.type === "workspace.suspended")!.data).toMatchObject({
+      workspace_id: ws.workspaceId,
+      previous_status: "active",
+    });
   });
 
   it("a failing receiver is retried with backoff until it answers 2xx, and the log shows the attempts", async () => {
