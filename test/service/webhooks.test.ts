@@ -385,6 +385,12 @@ describe("webhooks from a running serve", () => {
     expect(types.size).toBeGreaterThanOrEqual(12);
     expect(receiver.received.flatMap((m) => webhookPayloadProblems(m.body))).toEqual([]);
   });
+
+  it("no signing secret, API key or rejected text reached serve's log", () => {
+    const log = svc.stderr();
+    expect(log).toContain("webhook delivery failed"); // the log did record the deliveries above
+    expect(log).not.toMatch(/whsec_|svc_ws_[A-Za-z0-9]{20}|4111/);
+  });
 });
 
 describe("webhook targets", () => {
