@@ -7,7 +7,7 @@ import { hashApiKey, importedKeyProblem, keyPrefix, keyRecordOf, newApiKey, same
 import { RETIRED_EMBEDDER_PREFIX } from "./models/retired.js";
 import type { Embedder, Judge } from "./models/types.js";
 import { runWritePipeline } from "./pipeline/index.js";
-import type { PiiVerdict } from "./pipeline/pii-types.js";
+import type { PiiVerdict } from "./pipeline/pii/types.js";
 import { retrieveMemories } from "./retrieval/retrieve.js";
 import { VectorIndexes } from "./retrieval/vector-index.js";
 import type { MemoryStore, NewKey, NewWorkspace } from "./store/types.js";
