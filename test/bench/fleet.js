@@ -3,8 +3,11 @@
 // under the default rate limit, each paced so that together they offer a chosen share of it. Reports the offered and
 // achieved rates, p50/p99 per operation, every error (by kind), and duplicate memories read from the store afterwards:
 // identical texts kept twice, and texts several agents stored at the same moment kept more than once.
-// Usage: npm run build && node test/bench/fleet.js [--agents 50] [--seconds 30] [--offered 0.9] [--processes 1]
-//          [--postgres] (a throwaway cluster; or --database-url URL)
+// Before the fleet, the same run measures the model alone on one core (the service's embed worker, batches of the
+// service's default size, the fleet's mix of texts) and reports the fleet's requests/s as a share of two cores of it.
+// Usage: npm run build && node test/bench/fleet.js [--agents 50] [--seconds 30] [--offered 1] (share of the rate limit) [--processes 1]
+//          [--postgres] (a throwaway cluster; or --database-url URL) [--model-seconds 6]
+//          [--profile DIR] (V8 CPU profiles of every serve process and its workers; test/bench/profile-summary.js)
 import { parseArgs } from "node:util";
 import { createRequire } from "node:module";
 import { loadavg } from "node:os";
@@ -15,15 +18,19 @@ import { corpus, shuffled } from "./corpus.js";
 import { machine, percentile, ms, root } from "./lib.js";
 import { startService } from "./service-proc.js";
 import { startPostgres } from "./pg.js";
+import { DEFAULT_BATCH_TEXTS } from "../../dist/service/models/batching.js";
+import { modelTextsPerSecond } from "./model-capacity.js";
 
 const { values } = parseArgs({
   options: {
     agents: { type: "string", default: "50" },
     seconds: { type: "string", default: "30" },
-    offered: { type: "string", default: "0.9" },
+    offered: { type: "string", default: "1" },
     processes: { type: "string", default: "1" },
     postgres: { type: "boolean", default: false },
     "database-url": { type: "string" },
+    "model-seconds": { type: "string", default: "6" },
+    profile: { type: "string" },
   },
 });
 const agents = Number(values.agents);
@@ -35,18 +42,23 @@ const burst = Number(process.env.BRAIN_RATE_LIMIT_BURST ?? RATE_LIMIT_BURST_DEFA
 const offeredRps = limitRps * Number(values.offered);
 const perAgentInterval = (1000 * agents) / offeredRps;
 
+// The model alone first, while nothing else of this run competes for the cores.
+const modelLoad = loadavg()[0];
+const model = await modelTextsPerSecond({ batch: DEFAULT_BATCH_TEXTS, seconds: Number(values["model-seconds"]) });
+
+const nodeArgs = values.profile ? ["--cpu-prof", `--cpu-prof-dir=${values.profile}`] : [];
 let pg = null;
 let databaseUrl = values["database-url"];
 if (values.postgres && !databaseUrl) databaseUrl = (pg = await startPostgres()).url;
 const usePostgres = Boolean(databaseUrl);
 if (processes > 1 && !usePostgres) console.log("note: several processes over one SQLite file (serialized by SQLite's write lock)");
 
-const first = await startService({ databaseUrl });
+const first = await startService({ databaseUrl, nodeArgs });
 const services = [first];
 for (let i = 1; i < processes; i++) {
   // Further processes over the same store: the key made by the first one works on all.
   services.push(
-    await startService({ databaseUrl, dbPath: usePostgres ? undefined : first.dbPath, credentials: { apiKey: first.apiKey, workspaceId: first.workspaceId } }),
+    await startService({ databaseUrl, nodeArgs, dbPath: usePostgres ? undefined : first.dbPath, credentials: { apiKey: first.apiKey, workspaceId: first.workspaceId } }),
   );
 }
 
@@ -144,6 +156,12 @@ console.log(`machine: ${machine()}; load average ${loadBefore.toFixed(1)} before
 console.log(
   `rate limit ${limitRps} req/s (burst ${burst}); offered ${offeredRps.toFixed(0)} req/s (${((100 * offeredRps) / limitRps).toFixed(0)}% of it); ` +
     `sent ${(started / elapsed).toFixed(1)} req/s (${((100 * started) / elapsed / limitRps).toFixed(0)}% of the limit), completed ${(done / elapsed).toFixed(1)} req/s`,
+);
+const twoCores = 2 * model.textsPerSecond;
+console.log(
+  `model alone, one core (batches of ${DEFAULT_BATCH_TEXTS}, the fleet's mix; load ${modelLoad.toFixed(1)}): ${model.textsPerSecond.toFixed(0)} texts/s ` +
+    `(${model.msPerText.toFixed(2)} ms per text); the fleet completed ${((100 * done) / elapsed / twoCores).toFixed(0)}% of two cores of model time ` +
+    `(${twoCores.toFixed(0)} texts/s)`,
 );
 for (const [op, v] of Object.entries(latencies)) {
   console.log(
