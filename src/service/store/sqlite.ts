@@ -15,6 +15,7 @@ import type {
   MemoryStore,
   NewMemory,
   NewKey,
+  ReadsBatch,
   UsageKind,
   VectorRecord,
   WorkspaceTx,
@@ -389,6 +390,17 @@ export function openSqliteStore(path: string): MemoryStore {
     ),
   };
 
+  const touchCounted = db.prepare(
+    "UPDATE memories SET access_count = access_count + ?, last_accessed_at = max(coalesce(last_accessed_at, 0), ?) " +
+      "WHERE id = ? AND +workspace_id = ?",
+  );
+  const recordReads = db.transaction((batches: readonly ReadsBatch[]) => {
+    for (const { workspaceId, touched, readsAtMs } of batches) {
+      for (const t of touched) touchCounted.run(t.count, t.lastAtMs, t.id, workspaceId);
+      for (const at of readsAtMs) q.recordUsage.run(workspaceId, "read", null, at);
+    }
+  });
+
   const recordRead = db.transaction((workspaceId: number, ids: readonly number[], nowMs: number) => {
     if (ids.length > 0) q.touchMemories.run(nowMs, workspaceId, JSON.stringify(ids));
     q.recordUsage.run(workspaceId, "read", null, nowMs);
@@ -558,6 +570,9 @@ export function openSqliteStore(path: string): MemoryStore {
     },
     async recordRead(workspaceId, ids, nowMs) {
       await serialize(async () => recordRead(workspaceId, ids, nowMs));
+    },
+    async recordReads(batches) {
+      await serialize(async () => recordReads(batches));
     },
     async memoriesNotEmbeddedBy(embedderId, limit, workspaceId, fromPrefix = "") {
       const like = likePrefix(fromPrefix);
