@@ -30,8 +30,8 @@ interface Pending {
 
 /** Measured with `node test/bench/batching.js` (test/bench/README.md): above 16 a batch's cost per text stops falling. */
 export const DEFAULT_BATCH_TEXTS = 8;
-/** About 500 padded pieces: a batch of long documents must not hold a worker (and the queries behind it) for long. */
-export const DEFAULT_BATCH_CHARS = 2_000;
+/** About 250 padded pieces: padding costs (a document batch of mixed lengths costs more per text than one at a time). */
+export const DEFAULT_BATCH_CHARS = 1_000;
 /** Measured with the fleet benchmark: long enough for the requests of one burst to meet, short beside a model run. */
 export const DEFAULT_BATCH_WINDOW_MS = 2;
 
