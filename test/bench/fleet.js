@@ -8,7 +8,7 @@
 // Usage: npm run build && node test/bench/fleet.js [--agents 50] [--seconds 30] [--offered 1] (share of the rate limit) [--processes 1]
 //          [--postgres] (a throwaway cluster; or --database-url URL) [--model-seconds 6]
 //          [--profile DIR] (V8 CPU profiles of every serve process and its workers; test/bench/profile-summary.js)
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { createRequire } from "node:module";
 import { loadavg } from "node:os";
@@ -63,10 +63,24 @@ for (let i = 1; i < processes; i++) {
   );
 }
 
-/** utime + stime of a process, every thread, in ms (Linux /proc; clock ticks of 10 ms). */
-function cpuMsOf(pid) {
-  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
-  return (Number(fields[11]) + Number(fields[12])) * 10;
+/** utime + stime of a process, every thread, in ms (Linux /proc; clock ticks of 10 ms); with `children`, also of
+ * its live children and those it has reaped (PostgreSQL's backends are the postmaster's children). */
+function cpuMsOf(pid, { children = false } = {}) {
+  const statOf = (p) => readFileSync(`/proc/${p}/stat`, "utf8").split(") ")[1].split(" ");
+  const fields = statOf(pid);
+  let ticks = Number(fields[11]) + Number(fields[12]);
+  if (children) {
+    ticks += Number(fields[13]) + Number(fields[14]);
+    for (const p of readdirSync("/proc").filter((d) => /^\d+$/.test(d))) {
+      try {
+        const f = statOf(p);
+        if (Number(f[1]) === pid) ticks += Number(f[11]) + Number(f[12]);
+      } catch {
+        /* exited meanwhile */
+      }
+    }
+  }
+  return ticks * 10;
 }
 
 const { passages, pieces } = corpus();
@@ -132,12 +146,13 @@ async function agent(index) {
 
 // CPU time (all threads) of every serve process and of this one (the agents), around the measured window: on a shared
 // machine wall-clock rates measure the neighbours too, CPU time per request does not (much).
-const cpuBefore = { services: services.map((s) => cpuMsOf(s.pid)), agents: process.cpuUsage() };
+const cpuBefore = { services: services.map((s) => cpuMsOf(s.pid)), agents: process.cpuUsage(), database: pg ? cpuMsOf(pg.pid, { children: true }) : 0 };
 const t0 = Date.now();
 await Promise.all(Array.from({ length: agents }, (_, i) => agent(i)));
 const elapsed = (Date.now() - t0) / 1000;
 const serviceCpuMs = services.reduce((sum, s, i) => sum + cpuMsOf(s.pid) - cpuBefore.services[i], 0);
 const agentsCpu = process.cpuUsage(cpuBefore.agents);
+const databaseCpuMs = pg ? cpuMsOf(pg.pid, { children: true }) - cpuBefore.database : 0;
 const loadAfter = loadavg()[0];
 
 // Duplicate memories, read from the store: identical texts kept more than once.
@@ -170,14 +185,16 @@ console.log(
     `sent ${(started / elapsed).toFixed(1)} req/s (${((100 * started) / elapsed / limitRps).toFixed(0)}% of the limit), completed ${(done / elapsed).toFixed(1)} req/s`,
 );
 const twoCores = 2 * model.textsPerSecond;
-const serviceMsPerRequest = serviceCpuMs / done;
+// The service's processes and the database they use share the machine's cores; the agents would be elsewhere.
+const serviceMsPerRequest = (serviceCpuMs + databaseCpuMs) / done;
 console.log(
   `model alone, one core (batches of ${DEFAULT_BATCH_TEXTS}, the fleet's mix; load ${modelLoad.toFixed(1)}): ${model.textsPerSecond.toFixed(0)} texts/s ` +
     `(${model.msPerText.toFixed(2)} ms per text; ${model.cpuMsPerText.toFixed(2)} ms of CPU); the fleet completed ` +
     `${((100 * done) / elapsed / twoCores).toFixed(0)}% of two cores of model time (${twoCores.toFixed(0)} texts/s)`,
 );
 console.log(
-  `CPU per completed request: service ${serviceMsPerRequest.toFixed(2)} ms (all its threads), agents ${((agentsCpu.user + agentsCpu.system) / 1000 / done).toFixed(2)} ms; ` +
+  `CPU per completed request: service ${(serviceCpuMs / done).toFixed(2)} ms (all its threads)` +
+    `${pg ? ` + PostgreSQL ${(databaseCpuMs / done).toFixed(2)} ms` : ""}, agents ${((agentsCpu.user + agentsCpu.system) / 1000 / done).toFixed(2)} ms; ` +
     `two idle cores would serve ${(2000 / serviceMsPerRequest).toFixed(0)} req/s, ${((100 * model.cpuMsPerText) / serviceMsPerRequest).toFixed(0)}% of ` +
     `two cores of model time (${(2000 / model.cpuMsPerText).toFixed(0)} texts/s by CPU time)`,
 );
