@@ -40,7 +40,11 @@ async function workspaceWith(store: MemoryStore, texts: string[]): Promise<{ wor
 }
 
 const countsOf = async (store: MemoryStore, workspaceId: number, ids: number[]) =>
-  (await store.getMemories(workspaceId, ids)).sort((a, b) => a.id - b.id).map((m) => [m.access_count, m.last_accessed_at]);
+  // in the order of `ids`: memory ids are random, so sorting by them says nothing
+  (await store.getMemories(workspaceId, ids).then((found) => ids.map((id) => found.find((m) => m.id === id)!))).map((m) => [
+    m.access_count,
+    m.last_accessed_at,
+  ]);
 
 function suite(name: string, open: () => Promise<MemoryStore>, skip = false) {
   describe.skipIf(skip)(`retrieval bookkeeping in batches (${name})`, () => {

@@ -48,6 +48,8 @@ afterAll(async () => {
 
 describe("admin memory delete", () => {
   it("forgets a memory everywhere: recall in both processes, health and status counts, exports made afterwards", async () => {
+    // Reads are counted in batches (bookkeeping.ts); health writes each process's pending ones first.
+    for (const service of [a, b]) await healthTotal(service);
     const before = await usageCounts(a, a.workspaceId);
     const deleted = await a.adminJson(["memory", "delete", targetId]);
     expect(deleted).toEqual({ deleted: [{ workspace_id: a.workspaceId, memory_id: targetId }], not_found: [] });
