@@ -3,6 +3,7 @@
 
 import type { HandshakeAnswers } from "../mcp/handshake.js";
 import { VERSION } from "../version.js";
+import type { ServiceCommands } from "./service.js";
 
 export const USAGE = `brain-mcp ${VERSION}: memory for AI agents
 
@@ -31,15 +32,18 @@ const OPERATIONS = new Set(["remember", "recall", "health", "status", "config"])
 export interface MainOptions {
   /** The bundle's recorded initialize and tools/list answers (test/build/bundle.js), for a faster start. */
   handshake?: HandshakeAnswers;
+  /** The service commands, when the caller is the service package (its bin passes its own). */
+  service?: () => Promise<ServiceCommands>;
 }
 
 export async function main(argv: string[], options: MainOptions = {}): Promise<void> {
   const [command, ...rest] = argv;
+  const service = async (what: string) => (options.service ?? (await import("./service.js")).loadServiceCommands)(what);
   try {
-    if (command === undefined) return await runAdapter(false, options.handshake);
+    if (command === undefined) return await runAdapter(null, options.handshake);
     if (command === "--embedded") {
       if (rest.length > 0) return usageError(`--embedded takes no further arguments (got ${rest.join(" ")})`);
-      return await runAdapter(true, options.handshake);
+      return await runAdapter(await service("brain-mcp --embedded"), options.handshake);
     }
     if (command === "--version" || command === "-v" || command === "version") {
       process.stdout.write(`${VERSION}\n`);
@@ -49,10 +53,10 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<v
       process.stdout.write(USAGE);
       return;
     }
-    if (command === "serve") return exitWith(await (await import("./serve.js")).runServe(rest));
-    if (command === "ui") return exitWith(await (await import("./ui.js")).runUi(rest));
-    if (command === "admin") return exitWith(await (await import("./admin.js")).runAdmin(rest));
-    if (OPERATIONS.has(command)) return exitWith(await (await import("./ops.js")).runOperation(command, rest));
+    if (command === "serve") return exitWith(await (await service("brain-mcp serve")).runServe(rest));
+    if (command === "ui") return exitWith(await (await service("brain-mcp ui")).runUi(rest));
+    if (command === "admin") return exitWith(await (await service("brain-mcp admin")).runAdmin(rest));
+    if (OPERATIONS.has(command)) return exitWith(await (await import("./ops.js")).runOperation(command, rest, service));
     if (command.startsWith("--api-key")) {
       return usageError("there is no --api-key flag (the command line shows in process lists): set BRAIN_API_KEY or run `brain-mcp config set-key`");
     }
@@ -60,21 +64,22 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<v
   } catch (error) {
     // A setting the user got wrong (ConfigError) or a failure at start-up: one line, never a stack for the former.
     const name = (error as Error)?.name;
-    process.stderr.write(`brain-mcp: ${name === "ConfigError" ? "" : "error: "}${(error as Error)?.message ?? String(error)}\n`);
+    const plain = name === "ConfigError" || name === "ServiceMissingError";
+    process.stderr.write(`brain-mcp: ${plain ? "" : "error: "}${(error as Error)?.message ?? String(error)}\n`);
     process.exitCode = name === "ConfigError" ? 2 : 1;
   }
 }
 
-async function runAdapter(embedded: boolean, handshake: HandshakeAnswers | undefined): Promise<void> {
+async function runAdapter(embedded: ServiceCommands | null, handshake: HandshakeAnswers | undefined): Promise<void> {
   if (!embedded) await keepAdapterSmall();
   // settings first: a bad one is reported before the SDK loads
   const { createLogger, loadConfig } = await import("../config/index.js");
   const config = loadConfig();
   const { runStdioAdapter } = await import("../mcp/stdio.js");
   if (!embedded) return runStdioAdapter({ config, handshake });
-  const [{ startEmbedded }, { dirname }] = await Promise.all([import("../service/embedded.js"), import("node:path")]);
+  const { dirname } = await import("node:path");
   // embedded.json sits beside the config file in use (BRAIN_CONFIG moves both)
-  const service = await startEmbedded({
+  const service = await embedded.startEmbedded({
     configDir: dirname(config.configPath),
     log: createLogger({ level: config.logLevel, prefix: "brain-mcp service" }),
   });

@@ -6,9 +6,14 @@ import { Brain } from "../client/brain.js";
 import { checkBaseURL, ConfigError, createLogger, loadConfig, readEnv, configFilePath, writeConfigFile } from "../config/index.js";
 import { renderError } from "../mcp/render.js";
 import { TOOLS, type Tool } from "../mcp/tools/index.js";
+import type { ServiceCommands } from "./service.js";
 
 /** 0 done, 1 the operation failed, 2 the command was wrong. */
-export async function runOperation(command: string, argv: string[]): Promise<number> {
+export async function runOperation(
+  command: string,
+  argv: string[],
+  _service?: (what: string) => Promise<ServiceCommands>,
+): Promise<number> {
   if (command === "config") return runConfig(argv);
   const tool = TOOLS.find((t) => t.base === command);
   if (!tool) return usage(`unknown command: ${command}`);
