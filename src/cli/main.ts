@@ -9,14 +9,15 @@ export const USAGE = `brain-mcp ${VERSION}: memory for AI agents
 
 Usage:
   brain-mcp                        run the MCP stdio adapter (what an MCP host launches)
-  brain-mcp --embedded             the adapter with a local memory service inside (no key needed)
-  brain-mcp serve [options]        run the memory service (REST API); see \`brain-mcp serve --help\`
+  brain-mcp --embedded             the adapter with a local memory service inside (no key needed;
+                                   needs the service package: npm install -g brain-mcp-service)
+  brain-mcp serve [options]        run the memory service (REST API; the service package); see \`brain-mcp serve --help\`
   brain-mcp admin ...              manage workspaces and keys; export, import and back up the store
   brain-mcp ui [--port N]          a local dashboard over the service's store; see \`brain-mcp ui --help\`
-  brain-mcp remember <text> [--meta JSON] [--json]
-  brain-mcp recall <query> [--top-k N] [--min-score X] [--json]
-  brain-mcp health [--json]
-  brain-mcp status [--json]
+  brain-mcp remember <text> [--meta JSON] [--json] [--embedded]
+  brain-mcp recall <query> [--top-k N] [--min-score X] [--json] [--embedded]
+  brain-mcp health [--json] [--embedded]
+  brain-mcp status [--json] [--embedded]
   brain-mcp config set-key         read an API key from stdin and save it (file mode 0600)
   brain-mcp config set-url <URL>   save the memory service's address
   brain-mcp config path            print where the config file is
@@ -42,6 +43,10 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<v
   try {
     if (command === undefined) return await runAdapter(null, options.handshake);
     if (command === "--embedded") {
+      // `brain-mcp --embedded recall x` is `brain-mcp recall x --embedded`
+      if (OPERATIONS.has(rest[0]!) && rest[0] !== "config") {
+        return exitWith(await (await import("./ops.js")).runOperation(rest[0]!, [...rest.slice(1), "--embedded"], service));
+      }
       if (rest.length > 0) return usageError(`--embedded takes no further arguments (got ${rest.join(" ")})`);
       return await runAdapter(await service("brain-mcp --embedded"), options.handshake);
     }
