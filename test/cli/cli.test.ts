@@ -112,7 +112,10 @@ describe("for a person at a terminal, and for scripts with --json", () => {
   });
 
   it("--json prints a JSON error object on stdout when the call fails, with the same exit code", async () => {
-    service.on("POST /v1/memory/retrieve", { status: 401, body: errorBody("invalid_api_key", "invalid key", { type: "authentication_error" }) });
+    service.on("POST /v1/memory/retrieve", {
+      status: 401,
+      body: errorBody("invalid_api_key", "invalid key", { type: "authentication_error" }),
+    });
     const run = await cli(["recall", "x", "--json"], env);
     expect(run.code).toBe(1);
     const { error } = JSON.parse(run.stdout);

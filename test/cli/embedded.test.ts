@@ -42,12 +42,16 @@ it(
   SLOW,
 );
 
-it("a BRAIN_DB in a folder that does not exist yet is made 0700", async () => {
-  const dir = join(tempDir(), "a", "b");
-  const env = isolatedEnv({ BRAIN_DB: join(dir, "mine.db") });
-  const run = await cli(["status", "--embedded", "--json"], env);
-  expect(run.code).toBe(0);
-  expect(JSON.parse(run.stdout).workspace_status).toBe("active");
-  expect(statSync(dir).mode & 0o777).toBe(0o700);
-  expect(statSync(join(dir, "..")).mode & 0o777).toBe(0o700);
-}, SLOW);
+it(
+  "a BRAIN_DB in a folder that does not exist yet is made 0700",
+  async () => {
+    const dir = join(tempDir(), "a", "b");
+    const env = isolatedEnv({ BRAIN_DB: join(dir, "mine.db") });
+    const run = await cli(["status", "--embedded", "--json"], env);
+    expect(run.code).toBe(0);
+    expect(JSON.parse(run.stdout).workspace_status).toBe("active");
+    expect(statSync(dir).mode & 0o777).toBe(0o700);
+    expect(statSync(join(dir, "..")).mode & 0o777).toBe(0o700);
+  },
+  SLOW,
+);

@@ -3,7 +3,6 @@
 // billed exactly once.
 import type { StoreResponse } from "../../contract/wire.js";
 import type { WorkspaceTx } from "../store/types.js";
-import { mergeMeta } from "./dedup.js";
 import type { Draft } from "./draft.js";
 
 export async function commit(draft: Draft, tx: WorkspaceTx, nowMs: number): Promise<StoreResponse> {
@@ -17,7 +16,7 @@ export async function commit(draft: Draft, tx: WorkspaceTx, nowMs: number): Prom
     await tx.updateMemory(
       memoryId,
       {
-        meta: mergeMeta(dup.memory.meta, draft.meta),
+        meta: dup.meta,
         importance: draft.importance!,
         temporal_type: temporal.type,
         valid_until: validUntil,

@@ -14,8 +14,8 @@ export interface Draft {
   embedderId?: string;
   /** The judge's raw answer for `text` (validated by the importance, temporal and categories stages). */
   judgement?: Judgement;
-  /** Set by dedup: the existing memory this draft merges into, and their cosine. */
-  duplicateOf?: { memory: MemoryRecord; cosine: number } | null;
+  /** Set by dedup: the existing memory this draft merges into, their cosine, and the meta the merge writes. */
+  duplicateOf?: { memory: MemoryRecord; cosine: number; meta: Record<string, unknown> } | null;
   /** Set by dedup on a merge: true when the draft's text is the richer one and replaces the existing text. */
   keepsNewText?: boolean;
   importance?: number;

@@ -58,6 +58,7 @@ export async function runWritePipeline(
     const lookup = {
       candidates: (v: Float32Array, threshold: number) => index.search(v, threshold, DEDUP_CANDIDATES),
       load: (id: number) => tx.getMemory(id),
+      embedSentences: (sentences: string[]) => embedder.embed(sentences, "document"),
     };
     let d = await dedup(draft, lookup, embedder.dedupThreshold, embedder.distinctFacts?.bind(embedder));
     d = importance(d);

@@ -5,6 +5,7 @@ import { containsCredentialUrl } from "./pii/connection-string.js";
 import { containsCreditCard } from "./pii/credit-card.js";
 import { containsNationalId } from "./pii/national-id.js";
 import { containsPassword } from "./pii/password.js";
+import { normalizeForScreening } from "./pii/normalize.js";
 import { containsPrivateKey } from "./pii/private-key.js";
 
 type Detector = { type: PiiType; found: (text: string) => boolean };
@@ -18,8 +19,12 @@ const DETECTORS: readonly Detector[] = [
   { type: "private_key", found: containsPrivateKey },
 ];
 
-/** Screens memory text for payment cards, identity numbers, passwords, API keys and private keys. */
+/**
+ * Screens memory text for payment cards, identity numbers, passwords, API keys and private keys, in whatever digit
+ * forms, separators and invisible characters they are written (every detector reads the normalized text).
+ */
 export function screenPii(text: string): PiiVerdict {
-  const types = DETECTORS.filter((d) => d.found(text)).map((d) => d.type);
+  const normalized = normalizeForScreening(text);
+  const types = DETECTORS.filter((d) => d.found(normalized)).map((d) => d.type);
   return types.length === 0 ? { ok: true } : { ok: false, types };
 }

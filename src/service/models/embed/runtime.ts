@@ -34,7 +34,8 @@ export async function loadModelRuntime(env: NodeJS.ProcessEnv = process.env): Pr
   if (wanted !== "wasm") {
     const native = await importNative();
     if (native) return native;
-    if (wanted === "native") throw new Error("BRAIN_MODEL_RUNTIME=native but onnxruntime-node is not installed: npm install onnxruntime-node");
+    if (wanted === "native")
+      throw new Error("BRAIN_MODEL_RUNTIME=native but onnxruntime-node is not installed: npm install onnxruntime-node");
   }
   return wasmRuntime((await import("onnxruntime-web")) as Ort);
 }
