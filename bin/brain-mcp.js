@@ -10,13 +10,11 @@ const argv = process.argv.slice(2);
 const bundle = new URL("../dist/bundle/brain-mcp.js", import.meta.url);
 const compiled = new URL("../dist/cli/main.js", import.meta.url);
 
-/** The bundle (`npm run build`) unless tsc has written dist/ since it was made: then it may be out of date. */
+/** The bundle (`npm run build`; all the published package has) unless tsc has written dist/ since it was made. */
 function bundleIsCurrent() {
-  try {
-    return statSync(bundle).mtimeMs >= statSync(compiled).mtimeMs;
-  } catch {
-    return false;
-  }
+  const modified = (file) => statSync(file, { throwIfNoEntry: false })?.mtimeMs;
+  const compiledAt = modified(compiled);
+  return compiledAt === undefined || (modified(bundle) ?? -1) >= compiledAt;
 }
 
 const { main } = await import(bundleIsCurrent() ? bundle.href : compiled.href);

@@ -3,19 +3,21 @@
 
 import type { HandshakeAnswers } from "../mcp/handshake.js";
 import { VERSION } from "../version.js";
+import type { ServiceCommands } from "./service.js";
 
 export const USAGE = `brain-mcp ${VERSION}: memory for AI agents
 
 Usage:
   brain-mcp                        run the MCP stdio adapter (what an MCP host launches)
-  brain-mcp --embedded             the adapter with a local memory service inside (no key needed)
-  brain-mcp serve [options]        run the memory service (REST API); see \`brain-mcp serve --help\`
+  brain-mcp --embedded             the adapter with a local memory service inside (no key needed;
+                                   needs the service package: npm install -g brain-mcp-service)
+  brain-mcp serve [options]        run the memory service (REST API; the service package); see \`brain-mcp serve --help\`
   brain-mcp admin ...              manage workspaces and keys; export, import and back up the store
   brain-mcp ui [--port N]          a local dashboard over the service's store; see \`brain-mcp ui --help\`
-  brain-mcp remember <text> [--meta JSON] [--json]
-  brain-mcp recall <query> [--top-k N] [--min-score X] [--json]
-  brain-mcp health [--json]
-  brain-mcp status [--json]
+  brain-mcp remember <text> [--meta JSON] [--json] [--embedded]
+  brain-mcp recall <query> [--top-k N] [--min-score X] [--json] [--embedded]
+  brain-mcp health [--json] [--embedded]
+  brain-mcp status [--json] [--embedded]
   brain-mcp config set-key         read an API key from stdin and save it (file mode 0600)
   brain-mcp config set-url <URL>   save the memory service's address
   brain-mcp config path            print where the config file is
@@ -31,15 +33,22 @@ const OPERATIONS = new Set(["remember", "recall", "health", "status", "config"])
 export interface MainOptions {
   /** The bundle's recorded initialize and tools/list answers (test/build/bundle.js), for a faster start. */
   handshake?: HandshakeAnswers;
+  /** The service commands, when the caller is the service package (its bin passes its own). */
+  service?: () => Promise<ServiceCommands>;
 }
 
 export async function main(argv: string[], options: MainOptions = {}): Promise<void> {
   const [command, ...rest] = argv;
+  const service = async (what: string) => (options.service ?? (await import("./service.js")).loadServiceCommands)(what);
   try {
-    if (command === undefined) return await runAdapter(false, options.handshake);
+    if (command === undefined) return await runAdapter(null, options.handshake);
     if (command === "--embedded") {
+      // `brain-mcp --embedded recall x` is `brain-mcp recall x --embedded`
+      if (OPERATIONS.has(rest[0]!) && rest[0] !== "config") {
+        return exitWith(await (await import("./ops.js")).runOperation(rest[0]!, [...rest.slice(1), "--embedded"], service));
+      }
       if (rest.length > 0) return usageError(`--embedded takes no further arguments (got ${rest.join(" ")})`);
-      return await runAdapter(true, options.handshake);
+      return await runAdapter(await service("brain-mcp --embedded"), options.handshake);
     }
     if (command === "--version" || command === "-v" || command === "version") {
       process.stdout.write(`${VERSION}\n`);
@@ -49,10 +58,10 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<v
       process.stdout.write(USAGE);
       return;
     }
-    if (command === "serve") return exitWith(await (await import("./serve.js")).runServe(rest));
-    if (command === "ui") return exitWith(await (await import("./ui.js")).runUi(rest));
-    if (command === "admin") return exitWith(await (await import("./admin.js")).runAdmin(rest));
-    if (OPERATIONS.has(command)) return exitWith(await (await import("./ops.js")).runOperation(command, rest));
+    if (command === "serve") return exitWith(await (await service("brain-mcp serve")).runServe(rest));
+    if (command === "ui") return exitWith(await (await service("brain-mcp ui")).runUi(rest));
+    if (command === "admin") return exitWith(await (await service("brain-mcp admin")).runAdmin(rest));
+    if (OPERATIONS.has(command)) return exitWith(await (await import("./ops.js")).runOperation(command, rest, service));
     if (command.startsWith("--api-key")) {
       return usageError("there is no --api-key flag (the command line shows in process lists): set BRAIN_API_KEY or run `brain-mcp config set-key`");
     }
@@ -60,21 +69,22 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<v
   } catch (error) {
     // A setting the user got wrong (ConfigError) or a failure at start-up: one line, never a stack for the former.
     const name = (error as Error)?.name;
-    process.stderr.write(`brain-mcp: ${name === "ConfigError" ? "" : "error: "}${(error as Error)?.message ?? String(error)}\n`);
+    const plain = name === "ConfigError" || name === "ServiceMissingError";
+    process.stderr.write(`brain-mcp: ${plain ? "" : "error: "}${(error as Error)?.message ?? String(error)}\n`);
     process.exitCode = name === "ConfigError" ? 2 : 1;
   }
 }
 
-async function runAdapter(embedded: boolean, handshake: HandshakeAnswers | undefined): Promise<void> {
+async function runAdapter(embedded: ServiceCommands | null, handshake: HandshakeAnswers | undefined): Promise<void> {
   if (!embedded) await keepAdapterSmall();
   // settings first: a bad one is reported before the SDK loads
   const { createLogger, loadConfig } = await import("../config/index.js");
   const config = loadConfig();
   const { runStdioAdapter } = await import("../mcp/stdio.js");
   if (!embedded) return runStdioAdapter({ config, handshake });
-  const [{ startEmbedded }, { dirname }] = await Promise.all([import("../service/embedded.js"), import("node:path")]);
+  const { dirname } = await import("node:path");
   // embedded.json sits beside the config file in use (BRAIN_CONFIG moves both)
-  const service = await startEmbedded({
+  const service = await embedded.startEmbedded({
     configDir: dirname(config.configPath),
     log: createLogger({ level: config.logLevel, prefix: "brain-mcp service" }),
   });

@@ -2,7 +2,7 @@
 // local workspace key kept in `embedded.json` in the config folder (apart from config.json's hosted key).
 import { constants as fsConstants } from "node:fs";
 import { mkdir, open, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import envPaths from "env-paths";
 import { createJsonLog } from "./http/json-log.js";
 import { loadOptional } from "./http/optional-deps.js";
@@ -32,6 +32,8 @@ interface EmbeddedFile {
 }
 
 const FILE_NAME = "embedded.json";
+/** The embedded store's file name in the data folder; `serve`'s default is brain.db beside it. */
+export const EMBEDDED_DB = "embedded.db";
 const LOCK_WAIT_MS = 30_000;
 const STALE_LOCK_MS = 60_000;
 
@@ -95,9 +97,11 @@ export async function startEmbedded(options: EmbeddedOptions): Promise<EmbeddedS
   const env = options.env ?? process.env;
   const log = options.log ?? createJsonLog(process.stderr, "warn");
   const dataDir = options.dataDir ?? envPaths("brain", { suffix: "" }).data;
-  const dbPath = env.BRAIN_DB || join(dataDir, "brain.db");
-  await mkdir(dataDir, { recursive: true });
-  if (env.BRAIN_DB) await mkdir(join(dbPath, ".."), { recursive: true });
+  // A store of its own (not `serve`'s brain.db), unless BRAIN_DB names one or an earlier version's embedded.json
+  // recorded where its memories are: those stay where they are.
+  const recorded = (await readEmbeddedFile(join(options.configDir, FILE_NAME)))?.db_path;
+  const dbPath = env.BRAIN_DB || recorded || join(dataDir, EMBEDDED_DB);
+  await mkdir(dirname(dbPath), { recursive: true, mode: 0o700 });
 
   const { openService } = await loadOptional(() => import("./open.js"));
   const service = await loadOptional(() => openService({ dbPath, env, log }));

@@ -14,7 +14,7 @@ const outdir = join(dist, "bundle");
 const entryName = "brain-mcp";
 
 /** Imports that stay outside the bundle (loaded from tsc's dist/ when a command needs them). */
-const UNBUNDLED = [join(dist, "cli", "serve.js"), join(dist, "cli", "admin.js"), join(dist, "cli", "ui.js"), join(dist, "service", "embedded.js")];
+const UNBUNDLED = [join(dist, "cli", "service-entry.js")];
 
 /** The server the handshake is recorded from: no client, no log; only the tool names and version change answers. */
 export function recordingServerOptions(toolNames, version) {
@@ -131,7 +131,7 @@ export async function bundle() {
       contents: [
         `import { main as run } from ${JSON.stringify(mainPath)};`,
         `const handshake = ${JSON.stringify(handshake)};`,
-        "export function main(argv) { return run(argv, { handshake }); }",
+        "export function main(argv, options = {}) { return run(argv, { handshake, ...options }); }",
       ].join("\n"),
       resolveDir: root,
       sourcefile: `${entryName}.js`,

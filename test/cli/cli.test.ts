@@ -74,8 +74,64 @@ describe("operations", () => {
   it("an out-of-range --top-k is a usage error (exit 2) and nothing is sent", async () => {
     const run = await cli(["recall", "x", "--top-k", "99"], env);
     expect(run.code).toBe(2);
-    expect(run.stderr).toMatch(/top_k/);
+    expect(run.stderr).toMatch(/--top-k takes a whole number from 1 to 50 \(got "99"\)/);
     expect(service.seen).toHaveLength(0);
+  });
+});
+
+describe("for a person at a terminal, and for scripts with --json", () => {
+  it("--top-k abc and --min-score 2 are refused in our words (exit 2), and nothing is sent", async () => {
+    const topK = await cli(["recall", "x", "--top-k", "abc"], env);
+    expect(topK.code).toBe(2);
+    expect(topK.stderr).toContain('--top-k takes a whole number from 1 to 50 (got "abc")');
+    expect(topK.stderr).not.toMatch(/NaN|expected number/);
+    const minScore = await cli(["recall", "x", "--min-score=2"], env);
+    expect(minScore.code).toBe(2);
+    expect(minScore.stderr).toContain('--min-score takes a number from 0 to 1, e.g. 0.3 (got "2")');
+    expect(service.seen).toHaveLength(0);
+  });
+
+  it("an unknown flag names what the command takes (exit 2)", async () => {
+    const run = await cli(["recall", "x", "--limit", "3"], env);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain("unknown option --limit for recall; it takes --top-k N, --min-score X, --json, --embedded");
+    const status = await cli(["status", "now"], env);
+    expect(status.code).toBe(2);
+    expect(status.stderr).toContain('status takes no text (got "now")');
+  });
+
+  it("with no key, the message says what to type in a shell, not in a host's config", async () => {
+    const run = await cli(["status"], { ...env, BRAIN_API_KEY: "" });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain("export BRAIN_API_KEY=");
+    expect(run.stderr).toContain("brain-mcp config set-key");
+    expect(run.stderr).toContain("brain-mcp admin key create 1");
+    expect(run.stderr).toContain("--embedded");
+    expect(run.stderr).not.toMatch(/Claude Desktop|env" of its entry/);
+    expect(service.seen).toHaveLength(0);
+  });
+
+  it("--json prints a JSON error object on stdout when the call fails, with the same exit code", async () => {
+    service.on("POST /v1/memory/retrieve", {
+      status: 401,
+      body: errorBody("invalid_api_key", "invalid key", { type: "authentication_error" }),
+    });
+    const run = await cli(["recall", "x", "--json"], env);
+    expect(run.code).toBe(1);
+    const { error } = JSON.parse(run.stdout);
+    expect(error).toMatchObject({ type: "authentication_error", code: "invalid_api_key", status: 401 });
+    expect(error.request_id).toMatch(/^req_/);
+    expect(error.message).toMatch(/rejected the API key/);
+    expect(run.stdout + run.stderr).not.toContain(KEY);
+  });
+
+  it("--json prints a JSON error object for a usage error too (exit 2) and for a missing key (exit 1)", async () => {
+    const usage = await cli(["recall", "x", "--top-k", "abc", "--json"], env);
+    expect(usage.code).toBe(2);
+    expect(JSON.parse(usage.stdout).error).toMatchObject({ type: "usage_error", code: null, status: null });
+    const noKey = await cli(["health", "--json"], { ...env, BRAIN_API_KEY: "" });
+    expect(noKey.code).toBe(1);
+    expect(JSON.parse(noKey.stdout).error).toMatchObject({ type: "authentication_error", code: "missing_api_key" });
   });
 });
 

@@ -83,7 +83,7 @@ it("two adapters started together share one workspace through one SQLite file, a
   expect(stored.status, stored.text).toBe(200);
   const seenByB = await call(b.baseURL, "GET", "/v1/status", { key: b.apiKey });
   expect(seenByB.json.memory_count).toBe(1);
-  const db = new Database(join(dataDir, "brain.db"), { readonly: true });
+  const db = new Database(join(dataDir, "embedded.db"), { readonly: true }); // not serve's brain.db
   expect(db.prepare("SELECT count(*) AS n FROM workspaces").get()).toEqual({ n: 1 });
   db.close();
 

@@ -1,12 +1,12 @@
 // The service's dependencies are optional (the adapter must install without them): a service command that lacks
 // one says exactly what to install instead of printing a stack trace.
 
-const MODEL_PACKAGES = "onnxruntime-node @huggingface/tokenizers";
+const MODEL_PACKAGES = "onnxruntime-web @huggingface/tokenizers";
 
 /** What to install for a missing package: a package's siblings come along (hono needs its node adapter). */
 function installHint(pkg: string): string {
   if (pkg === "hono" || pkg.startsWith("@hono/")) return "npm install hono @hono/node-server";
-  if (pkg === "onnxruntime-node" || pkg.startsWith("onnxruntime-") || pkg === "@huggingface/tokenizers") return `npm install ${MODEL_PACKAGES}`;
+  if (pkg.startsWith("onnxruntime-") || pkg === "@huggingface/tokenizers") return `npm install ${MODEL_PACKAGES}`;
   return `npm install ${pkg}`;
 }
 

