@@ -56,7 +56,7 @@ describe.skipIf(!canStartPostgres())("the PostgreSQL store", () => {
     await client.connect();
     const { rows } = await client.query("SELECT version FROM brain_migrations ORDER BY version");
     await client.end();
-    expect(rows.map((r) => r.version)).toEqual([1, 2]);
+    expect(rows.map((r) => r.version)).toEqual([1, 2, 3]);
     const again = await openPostgresStore(url);
     expect(await again.migrate()).toEqual([]);
     await again.close();
@@ -111,7 +111,7 @@ describe.skipIf(!canStartPostgres())("the PostgreSQL store", () => {
     expect(Array.from(vectors[1]!.vector)).toEqual([0.5, -0.25, 3.75]);
     expect((await a.vectorsSince(ws, 2)).map((v) => v.id)).toEqual([first.id]);
     expect(await a.countMemories(ws)).toBe(2);
-    expect((await a.listMemories(ws)).map((m) => m.id)).toEqual([first.id, second.id]);
+    expect((await a.listMemories(ws)).map((m) => m.id)).toEqual([second.id, first.id]); // rev order, as on SQLite
     expect(await a.memoriesNotEmbeddedBy("emb-a", 10, ws)).toEqual([]);
     expect((await a.memoriesNotEmbeddedBy("emb-b", 10, ws)).length).toBe(2);
     // only the models whose id starts so (LIKE's own characters taken literally)

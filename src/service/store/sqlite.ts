@@ -21,7 +21,20 @@ import type {
 } from "./types.js";
 import { likePrefix, toMemory, toWorkspace, type MemoryRow, type WorkspaceRow } from "./rows.js";
 import { createTokenBuckets } from "./token-bucket.js";
-import { readBrowse, readStats, type Statement } from "./dashboard-sql.js";
+import { readBrowse, readStats } from "./dashboard-sql.js";
+import {
+  LIST_WORKSPACES_SQL,
+  MEMORY_COLUMNS,
+  bytesToVector,
+  deleteMemoriesStatements,
+  deletionsSinceStatement,
+  healthCountsStatement,
+  lexicalSearchStatement,
+  listMemoriesStatement,
+  nextRevSql,
+  vectorToBytes,
+  type Statement,
+} from "./shared-sql.js";
 
 type Db = BetterSqlite3.Database;
 
@@ -154,6 +167,37 @@ const INTEGER_IDS = `
 `;
 
 /**
+ * The store's own full-text index of memory texts (FTS5, ranked with bm25()), kept in step by triggers, so a stored,
+ * merged, re-embedded or forgotten memory is searchable (or gone) in the same transaction. Contentless with
+ * contentless_delete: the text lives once, in `memories`; the index keeps only its tokens, and `workspace` (the token
+ * `w<id>`) files each memory under its workspace. unicode61 with diacritics folded: words, names and numbers of any
+ * script match as written, no stemming. `memory_deletions` records a rev per forgotten memory, so the vector caches
+ * of every process drop it (./types.ts).
+ */
+const LEXICAL_INDEX = `
+  CREATE VIRTUAL TABLE memory_text USING fts5(
+    text, workspace, content = '', contentless_delete = 1, tokenize = 'unicode61 remove_diacritics 2'
+  );
+  INSERT INTO memory_text (rowid, text, workspace) SELECT id, text, 'w' || workspace_id FROM memories;
+  CREATE TRIGGER memory_text_insert AFTER INSERT ON memories BEGIN
+    INSERT INTO memory_text (rowid, text, workspace) VALUES (new.id, new.text, 'w' || new.workspace_id);
+  END;
+  CREATE TRIGGER memory_text_update AFTER UPDATE OF text ON memories BEGIN
+    DELETE FROM memory_text WHERE rowid = old.id;
+    INSERT INTO memory_text (rowid, text, workspace) VALUES (new.id, new.text, 'w' || new.workspace_id);
+  END;
+  CREATE TRIGGER memory_text_delete AFTER DELETE ON memories BEGIN
+    DELETE FROM memory_text WHERE rowid = old.id;
+  END;
+  CREATE TABLE memory_deletions (
+    workspace_id INTEGER NOT NULL REFERENCES workspaces(id),
+    memory_id INTEGER PRIMARY KEY,
+    rev INTEGER NOT NULL
+  );
+  CREATE INDEX memory_deletions_rev ON memory_deletions(workspace_id, rev);
+`;
+
+/**
  * Schema versions, applied in order; `PRAGMA user_version` records how many ran. Append new versions; never edit
  * an applied one (a fresh file runs them all, so it ends exactly like a migrated one).
  */
@@ -219,28 +263,9 @@ const MIGRATIONS: string[] = [
   `,
   // 2: integer ids assigned by the store.
   INTEGER_IDS,
+  // 3: the lexical index and deletion revs (issue 18).
+  LEXICAL_INDEX,
 ];
-
-const MEMORY_COLUMNS =
-  "id, workspace_id, text, meta, embedder_id, importance, temporal_type, valid_until, categories, created_at, " +
-  "updated_at, last_accessed_at, access_count, rev";
-
-/** A time-bound memory past its end, for health (`@nowMs`). */
-const EXPIRED = "temporal_type = 'time_bound' AND valid_until IS NOT NULL AND valid_until < @nowMs";
-
-export function vectorToBytes(vector: Float32Array): Buffer {
-  return Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength);
-}
-
-export function bytesToVector(bytes: Uint8Array): Float32Array {
-  // A view when the bytes are 4-byte aligned (the driver gives each value its own buffer); a copy otherwise.
-  if (bytes.byteOffset % 4 === 0) return new Float32Array(bytes.buffer, bytes.byteOffset, bytes.byteLength / 4);
-  const copy = new Uint8Array(bytes.byteLength);
-  copy.set(bytes);
-  return new Float32Array(copy.buffer);
-}
-
-
 
 /** The integer id SQLite assigned to the row just inserted. */
 function rowId(result: BetterSqlite3.RunResult): number {
@@ -309,6 +334,7 @@ export function openSqliteStore(path: string): MemoryStore {
     throw asBusyError(err);
   }
 
+  const prepared = (statement: Statement) => db.prepare(statement.sql);
   const q = {
     insertWorkspace: db.prepare(
       "INSERT INTO workspaces (name, plan, billing_cycle, status, created_at) VALUES (@name, @plan, @billing_cycle, @status, @created_at)",
@@ -316,11 +342,7 @@ export function openSqliteStore(path: string): MemoryStore {
     getWorkspace: db.prepare("SELECT * FROM workspaces WHERE id = ?"),
     setWorkspaceStatus: db.prepare("UPDATE workspaces SET status = ? WHERE id = ?"),
     countWorkspaces: db.prepare("SELECT count(*) AS n FROM workspaces"),
-    listWorkspaces: db.prepare(
-      "SELECT w.*, (SELECT count(*) FROM memories m WHERE m.workspace_id = w.id) AS memories, " +
-        "(SELECT count(*) FROM api_keys k WHERE k.workspace_id = w.id AND k.revoked_at IS NULL) AS live_keys " +
-        "FROM workspaces w ORDER BY w.created_at, w.id",
-    ),
+    listWorkspaces: db.prepare(LIST_WORKSPACES_SQL),
     insertKey: db.prepare(
       "INSERT INTO api_keys (workspace_id, key_hash, prefix, created_at) VALUES (@workspace_id, @key_hash, @prefix, @created_at)",
     ),
@@ -341,19 +363,15 @@ export function openSqliteStore(path: string): MemoryStore {
     insertVector: db.prepare("INSERT INTO memory_vectors (memory_id, vector) VALUES (?, ?)"),
     updateVector: db.prepare("UPDATE memory_vectors SET vector = ? WHERE memory_id = ?"),
     getMemory: db.prepare(`SELECT ${MEMORY_COLUMNS} FROM memories WHERE id = ? AND +workspace_id = ?`),
-    listMemories: db.prepare(`SELECT ${MEMORY_COLUMNS} FROM memories WHERE workspace_id = ? ORDER BY rev`),
+    listMemories: prepared(listMemoriesStatement("sqlite", 0)),
     countMemories: db.prepare("SELECT count(*) AS n FROM memories WHERE workspace_id = ?"),
-    // length() counts characters (code points) of TEXT, as PostgreSQL's char_length() does.
-    healthCounts: db.prepare(
-      `SELECT count(*) AS total,
-              count(*) FILTER (WHERE ${EXPIRED}) AS expired,
-              count(*) FILTER (WHERE NOT (${EXPIRED}) AND coalesce(last_accessed_at, created_at) < @untouchedBeforeMs) AS untouched,
-              count(*) FILTER (WHERE length(text) > @overlongChars) AS overlong,
-              count(*) FILTER (WHERE access_count = 0 AND created_at < @neverRetrievedBeforeMs) AS neverRetrieved,
-              count(*) FILTER (WHERE embedder_id <> @embedderId) AS otherModel
-         FROM memories WHERE workspace_id = @workspaceId`,
-    ),
-    maxRev: db.prepare("SELECT coalesce(max(rev), 0) AS rev FROM memories WHERE workspace_id = ?"),
+    nextRev: db.prepare(`SELECT ${nextRevSql("?")} AS rev`).pluck(),
+    deletionsSince: prepared(deletionsSinceStatement("sqlite", 0, 0)),
+    // Float rows for re-scoring the vector screen's few candidates (the cache keeps only int8 codes).
+    vectorsOf: db.prepare(
+      "SELECT m.id, m.rev, m.embedder_id, v.vector FROM memories m JOIN memory_vectors v ON v.memory_id = m.id " +
+        "WHERE +m.workspace_id = ? AND m.id IN (SELECT value FROM json_each(?))",
+    ).raw(),
     insertMemory: db.prepare(
       "INSERT INTO memories (workspace_id, text, meta, embedder_id, importance, temporal_type, valid_until, " +
         "categories, created_at, updated_at, last_accessed_at, access_count, rev) VALUES (@workspace_id, @text, " +
@@ -395,7 +413,8 @@ export function openSqliteStore(path: string): MemoryStore {
   });
 
   // The dashboard's statements vary with its filters; they are few and a person waits on each, so prepared per call.
-  const readAll = async ({ sql, params }: Statement) => db.prepare(sql).all(...params) as Record<string, unknown>[];
+  const readAllSync = ({ sql, params }: Statement) => db.prepare(sql).all(...params) as Record<string, unknown>[];
+  const readAll = async (statement: Statement) => readAllSync(statement);
 
   const buckets = createTokenBuckets();
   // One connection per process: a write transaction must not interleave with another on it.
@@ -403,9 +422,35 @@ export function openSqliteStore(path: string): MemoryStore {
   let closed = false;
 
   function readVectors(workspaceId: number, sinceRev: number, limit?: number): VectorRecord[] {
-    const found = limit === undefined ? q.vectorsSince.all(workspaceId, sinceRev) : q.vectorsSincePage.all(workspaceId, sinceRev, limit);
-    const rows = found as [id: number, rev: number, embedder_id: string, vector: Buffer][];
-    return rows.map(([id, rev, embedder_id, vector]) => ({ id, rev, embedder_id, vector: bytesToVector(vector) }));
+    return toVectors(limit === undefined ? q.vectorsSince.all(workspaceId, sinceRev) : q.vectorsSincePage.all(workspaceId, sinceRev, limit));
+  }
+
+  function toVectors(rows: unknown[]): VectorRecord[] {
+    return (rows as [id: number, rev: number, embedder_id: string, vector: Buffer][]).map(([id, rev, embedder_id, vector]) => ({
+      id,
+      rev,
+      embedder_id,
+      vector: bytesToVector(vector, { own: true }),
+    }));
+  }
+
+  function vectorsOf(workspaceId: number, ids: readonly number[]): VectorRecord[] {
+    return ids.length === 0 ? [] : toVectors(q.vectorsOf.all(workspaceId, JSON.stringify(ids)));
+  }
+
+  function deletionsSince(workspaceId: number, sinceRev: number): { id: number; rev: number }[] {
+    return q.deletionsSince.all(workspaceId, sinceRev) as { id: number; rev: number }[];
+  }
+
+  /** Inside the write transaction: the ids of `ids` the workspace held, now forgotten everywhere. */
+  function deleteIn(workspaceId: number, ids: readonly number[]): number[] {
+    if (ids.length === 0) return [];
+    const rev = q.nextRev.get(workspaceId, workspaceId) as number;
+    const { existing, steps } = deleteMemoriesStatements("sqlite", workspaceId, ids, rev);
+    const found = readAllSync(existing).map((r) => Number(r.id));
+    if (found.length === 0) return [];
+    for (const step of steps) db.prepare(step.sql).run(...step.params);
+    return found;
   }
 
   function getMemory(workspaceId: number, id: number): MemoryRecord | null {
@@ -424,10 +469,13 @@ export function openSqliteStore(path: string): MemoryStore {
     return {
       workspaceId,
       vectorsSince: async (sinceRev) => readVectors(workspaceId, sinceRev),
+      vectorsOf: async (ids) => vectorsOf(workspaceId, ids),
+      deletionsSince: async (sinceRev) => deletionsSince(workspaceId, sinceRev),
+      deleteMemories: async (ids) => deleteIn(workspaceId, ids),
       getMemory: async (id) => getMemory(workspaceId, id),
       async insertMemory(m: NewMemory) {
         if (m.workspace_id !== workspaceId) throw new Error("insertMemory: workspace mismatch");
-        const rev = (q.maxRev.get(workspaceId) as { rev: number }).rev + 1;
+        const rev = q.nextRev.get(workspaceId, workspaceId) as number;
         const { vector, ...row } = m;
         const id = rowId(q.insertMemory.run({ ...row, meta: JSON.stringify(m.meta), categories: JSON.stringify(m.categories), rev }));
         q.insertVector.run(id, vectorToBytes(vector));
@@ -442,8 +490,7 @@ export function openSqliteStore(path: string): MemoryStore {
           sets.push(`${field} = @${field}`);
           values[field] = field === "meta" || field === "categories" ? JSON.stringify(value) : value;
         }
-        const rev = (q.maxRev.get(workspaceId) as { rev: number }).rev + 1;
-        values.rev = rev;
+        values.rev = q.nextRev.get(workspaceId, workspaceId) as number;
         sets.push("updated_at = @updated_at", "rev = @rev");
         // Only known columns reach here (MemoryPatch's keys), so the dynamic SET list is safe.
         const result = db
@@ -533,6 +580,15 @@ export function openSqliteStore(path: string): MemoryStore {
     },
 
     vectorsSince: async (workspaceId, sinceRev, limit) => readVectors(workspaceId, sinceRev, limit),
+    vectorsOf: async (workspaceId, ids) => vectorsOf(workspaceId, ids),
+    deletionsSince: async (workspaceId, sinceRev) => deletionsSince(workspaceId, sinceRev),
+    async searchText(workspaceId, terms, limit) {
+      if (terms.length === 0 || limit <= 0) return [];
+      return readAllSync(lexicalSearchStatement("sqlite", workspaceId, terms, limit)).map((r) => Number(r.id));
+    },
+    deleteMemories(workspaceId, ids) {
+      return serialize(() => runWrite(workspaceId, async () => deleteIn(workspaceId, ids)));
+    },
     recentWorkspaces: async (limit) => q.recentWorkspaces.all(limit) as number[],
     async getMemories(workspaceId, ids) {
       if (ids.length === 0) return [];
@@ -545,7 +601,7 @@ export function openSqliteStore(path: string): MemoryStore {
       return (q.countMemories.get(workspaceId) as { n: number }).n;
     },
     async healthCounts(workspaceId, query) {
-      return q.healthCounts.get({ workspaceId, ...query }) as HealthCounts;
+      return readAllSync(healthCountsStatement("sqlite", workspaceId, query))[0] as unknown as HealthCounts;
     },
     browseMemories: (workspaceId, filter, page) =>
       readBrowse("sqlite", workspaceId, filter, page, readAll, (row) => toMemory(row as unknown as MemoryRow)),

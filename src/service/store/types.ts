@@ -5,10 +5,13 @@
 // Conventions every implementation follows:
 // - Timestamps are integer milliseconds since the epoch (UTC); the core renders them as ISO 8601 `Z`.
 // - Vectors are Float32Array (stored as raw little-endian float32 bytes: SQLite BLOB, PostgreSQL bytea).
+// - The SQL both stores run is written once, in ./shared-sql.ts (and ./dashboard-sql.ts), with dialect parameters.
 // - `rev` is a per-workspace revision: strictly increasing within a workspace, assigned only inside
 //   `writeInWorkspace` (so, under the workspace's write lock) as max(rev of the workspace) + 1, and bumped on insert
 //   and on every update of a memory's text/vector/judgement (merge, re-embed). Readers cache vectors and ask for
 //   `rev > cachedMax`; because revs are assigned under the lock and committed in order, no row is ever missed.
+//   Forgetting a memory records a deletion with the next rev (`deletionsSince`), and revs are assigned above every
+//   deletion's too, so a cache drops forgotten memories and never skips a later write.
 //   Access statistics (touchMemories) do NOT bump rev.
 // - Implementations: `openSqliteStore(path): MemoryStore` (./sqlite.ts) and
 //   `openPostgresStore(databaseUrl: string, { log }): Promise<MemoryStore>` (./postgres.ts, loaded by ./open-store.ts).
@@ -42,6 +45,12 @@ export interface VectorRecord {
   rev: number;
   embedder_id: string;
   vector: Float32Array;
+}
+
+/** A forgotten memory and the rev its deletion got: vector caches drop the id when they see the rev. */
+export interface DeletionRecord {
+  id: number;
+  rev: number;
 }
 
 /** A memory to insert; the store assigns `id`, `rev`, `updated_at = created_at`, `access_count = 0`. */
@@ -156,6 +165,12 @@ export interface WorkspaceTx {
   readonly workspaceId: number;
   /** Vectors of this workspace's memories with rev > sinceRev, ordered by rev ascending. */
   vectorsSince(sinceRev: number): Promise<VectorRecord[]>;
+  /** Float vectors of these memories (any order; unknown ids skipped): the exact re-scoring of a vector screen. */
+  vectorsOf(ids: readonly number[]): Promise<VectorRecord[]>;
+  /** Deletions with rev > sinceRev, in rev order. */
+  deletionsSince(sinceRev: number): Promise<DeletionRecord[]>;
+  /** MemoryStore.deleteMemories inside this transaction. */
+  deleteMemories(ids: readonly number[]): Promise<number[]>;
   getMemory(id: number): Promise<MemoryRecord | null>;
   insertMemory(memory: NewMemory): Promise<MemoryRecord>;
   /** Applies the patch, bumps rev, sets updated_at = nowMs. Returns the updated record (null if absent). */
@@ -198,11 +213,26 @@ export interface MemoryStore {
   // Memories (reads outside the write lock)
   /** Same as WorkspaceTx.vectorsSince, outside any lock (sees committed rows); at most `limit` rows when given. */
   vectorsSince(workspaceId: number, sinceRev: number, limit?: number): Promise<VectorRecord[]>;
+  /** Same as WorkspaceTx.vectorsOf, outside any lock. */
+  vectorsOf(workspaceId: number, ids: readonly number[]): Promise<VectorRecord[]>;
+  /** Same as WorkspaceTx.deletionsSince, outside any lock. */
+  deletionsSince(workspaceId: number, sinceRev: number): Promise<DeletionRecord[]>;
+  /**
+   * The workspace's memories holding any of `terms` (lower-case words of letters and digits), best first by the
+   * store's lexical index (SQLite FTS5 bm25(), PostgreSQL full text over a tsvector), at most `limit` ids.
+   */
+  searchText(workspaceId: number, terms: readonly string[], limit: number): Promise<number[]>;
+  /**
+   * Forgets these memories of the workspace (under its write lock): the row, its vector, its lexical entry and every
+   * idempotent answer that names it; a deletion rev per memory tells every process's vector cache. Returns the ids
+   * actually deleted (ascending; ids the workspace does not hold are skipped).
+   */
+  deleteMemories(workspaceId: number, ids: readonly number[]): Promise<number[]>;
   /** Ids of the workspaces holding memories, the most recently written first, at most `limit`. */
   recentWorkspaces(limit: number): Promise<number[]>;
   /** The records with these ids in this workspace (any order; unknown ids skipped). */
   getMemories(workspaceId: number, ids: readonly number[]): Promise<MemoryRecord[]>;
-  /** Every memory of the workspace without vectors (tools and tests; health counts in the store instead). */
+  /** Every memory of the workspace without vectors, in rev order (tools and tests; health counts in the store instead). */
   listMemories(workspaceId: number): Promise<MemoryRecord[]>;
   /** A page of the workspace's memories matching `filter`, newest first, and how many match (the dashboard). */
   browseMemories(workspaceId: number, filter: MemoryFilter, page: { limit: number; offset: number }): Promise<{ total: number; memories: MemoryRecord[] }>;

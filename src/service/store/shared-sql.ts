@@ -1,0 +1,156 @@
+// The SQL both stores run, written once: statements differ only in placeholders (`?` or `$n`), in how an id list
+// travels (a JSON array on SQLite, a bigint[] on PostgreSQL) and in a few function names. Each store runs the
+// statement its own way; the dashboard's queries live beside these in ./dashboard-sql.ts.
+import type { HealthCountsQuery } from "./types.js";
+
+export type Dialect = "sqlite" | "postgres";
+
+export interface Statement {
+  sql: string;
+  params: unknown[];
+}
+
+/** Columns of a memory row, as both stores name them (the vector lives apart on SQLite, in the row on PostgreSQL). */
+export const MEMORY_COLUMNS =
+  "id, workspace_id, text, meta, embedder_id, importance, temporal_type, valid_until, categories, created_at, " +
+  "updated_at, last_accessed_at, access_count, rev";
+
+/** Collects parameters and hands out the dialect's placeholders in order. */
+export class Params {
+  readonly values: unknown[] = [];
+  constructor(private readonly dialect: Dialect) {}
+  /** The placeholder for `value`: `?` for SQLite, `$n` for PostgreSQL. */
+  add(value: unknown): string {
+    this.values.push(value);
+    return this.dialect === "sqlite" ? "?" : `$${this.values.length}`;
+  }
+  /** `column IN ids`, the list as one parameter (so each statement text is the same whatever the list's length). */
+  idIn(column: string, ids: readonly number[]): string {
+    return this.dialect === "sqlite"
+      ? `${column} IN (SELECT value FROM json_each(${this.add(JSON.stringify(ids))}))`
+      : `${column} = ANY(${this.add([...ids])}::bigint[])`;
+  }
+  statement(sql: string): Statement {
+    return { sql, params: this.values };
+  }
+}
+
+// Vectors are raw little-endian float32 bytes in both stores (SQLite BLOB, PostgreSQL bytea).
+
+export function vectorToBytes(vector: Float32Array): Buffer {
+  return Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength);
+}
+
+/**
+ * `own`: the bytes are this value's alone (better-sqlite3 gives each value its own buffer), so a view will do when
+ * aligned; pg's may sit in a buffer the driver reuses, so they are copied.
+ */
+export function bytesToVector(bytes: Uint8Array, { own = false }: { own?: boolean } = {}): Float32Array {
+  if (own && bytes.byteOffset % 4 === 0) return new Float32Array(bytes.buffer, bytes.byteOffset, bytes.byteLength / 4);
+  const copy = new Uint8Array(bytes.byteLength);
+  copy.set(bytes);
+  return new Float32Array(copy.buffer);
+}
+
+/** A time-bound memory past its end. */
+const expired = (now: string) => `temporal_type = 'time_bound' AND valid_until IS NOT NULL AND valid_until < ${now}`;
+
+/** Health's signals in one pass over the workspace's rows; both count characters as code points. */
+export function healthCountsStatement(dialect: Dialect, workspaceId: number, query: HealthCountsQuery): Statement {
+  // Placeholders are handed out in the order they appear (SQLite's `?` are positional), so `now` is added twice.
+  const p = new Params(dialect);
+  const chars = dialect === "sqlite" ? "length" : "char_length";
+  return p.statement(
+    `SELECT count(*) AS total,
+            count(*) FILTER (WHERE ${expired(p.add(query.nowMs))}) AS expired,
+            count(*) FILTER (WHERE NOT (${expired(p.add(query.nowMs))}) AND coalesce(last_accessed_at, created_at) < ${p.add(query.untouchedBeforeMs)}) AS untouched,
+            count(*) FILTER (WHERE ${chars}(text) > ${p.add(query.overlongChars)}) AS overlong,
+            count(*) FILTER (WHERE access_count = 0 AND created_at < ${p.add(query.neverRetrievedBeforeMs)}) AS "neverRetrieved",
+            count(*) FILTER (WHERE embedder_id <> ${p.add(query.embedderId)}) AS "otherModel"
+       FROM memories WHERE workspace_id = ${p.add(workspaceId)}`,
+  );
+}
+
+/** Every memory of a workspace in rev order (the order writes were made in), the same on both stores. */
+export function listMemoriesStatement(dialect: Dialect, workspaceId: number): Statement {
+  const p = new Params(dialect);
+  return p.statement(`SELECT ${MEMORY_COLUMNS} FROM memories WHERE workspace_id = ${p.add(workspaceId)} ORDER BY rev`);
+}
+
+/** Workspaces with their memory and live key counts, oldest first. */
+export const LIST_WORKSPACES_SQL =
+  "SELECT w.*, (SELECT count(*) FROM memories m WHERE m.workspace_id = w.id) AS memories, " +
+  "(SELECT count(*) FROM api_keys k WHERE k.workspace_id = w.id AND k.revoked_at IS NULL) AS live_keys " +
+  "FROM workspaces w ORDER BY w.created_at, w.id";
+
+/**
+ * The workspace's next rev: above every memory's and every deletion's (a deleted memory's rev must never be handed
+ * out again, or a cache that saw it would skip the next write). `ws` is the placeholder holding the workspace id;
+ * PostgreSQL may repeat it, SQLite is given the id twice by the caller (`wsAgain`).
+ */
+export function nextRevSql(ws: string, wsAgain = ws): string {
+  return (
+    `(SELECT max(r) + 1 FROM (SELECT coalesce(max(rev), 0) AS r FROM memories WHERE workspace_id = ${ws} ` +
+    `UNION ALL SELECT coalesce(max(rev), 0) FROM memory_deletions WHERE workspace_id = ${wsAgain}) AS revs)`
+  );
+}
+
+/**
+ * Forgetting `ids` (those of them the workspace holds: `existing` finds them), in this order inside the workspace's
+ * write transaction: a deletion rev per memory (so other processes' vector caches drop it), every idempotent answer
+ * that names one, the vectors (SQLite keeps them in a table of their own), then the rows; the lexical entries go with
+ * the rows (a trigger on SQLite, a generated column on PostgreSQL).
+ */
+export function deleteMemoriesStatements(dialect: Dialect, workspaceId: number, ids: readonly number[], rev: number) {
+  // `ws()` adds the workspace id where it appears (SQLite's `?` are positional).
+  const each = (build: (p: Params, ws: () => string) => string): Statement => {
+    const p = new Params(dialect);
+    return p.statement(build(p, () => p.add(workspaceId)));
+  };
+  const answerNames = (p: Params, field: string) =>
+    dialect === "sqlite" ? p.idIn(`json_extract(response, '$.${field}')`, ids) : p.idIn(`(response::json #>> '{${field.replace(".", ",")}}')::bigint`, ids);
+  const idempotency = dialect === "sqlite" ? "idempotency" : "idempotency_keys";
+  return {
+    existing: each((p, ws) => `SELECT id FROM memories WHERE workspace_id = ${ws()} AND ${p.idIn("id", ids)} ORDER BY id`),
+    steps: [
+      each((p, ws) => `INSERT INTO memory_deletions (workspace_id, memory_id, rev) SELECT workspace_id, id, ${p.add(rev)} FROM memories WHERE workspace_id = ${ws()} AND ${p.idIn("id", ids)}`),
+      each((p, ws) => `DELETE FROM ${idempotency} WHERE workspace_id = ${ws()} AND (${answerNames(p, "memory_id")} OR ${answerNames(p, "dedup.existing_id")})`),
+      ...(dialect === "sqlite"
+        ? [each((p, ws) => `DELETE FROM memory_vectors WHERE memory_id IN (SELECT id FROM memories WHERE workspace_id = ${ws()} AND ${p.idIn("id", ids)})`)]
+        : []),
+      each((p, ws) => `DELETE FROM memories WHERE workspace_id = ${ws()} AND ${p.idIn("id", ids)}`),
+    ],
+  };
+}
+
+/** The token that files a memory under its workspace in SQLite's full-text table (the column `workspace`). */
+export const workspaceToken = (workspaceId: number) => `w${workspaceId}`;
+
+/**
+ * The workspace's memories that contain any of `terms` (words of letters and digits, lower case), best first, at
+ * most `limit`. SQLite: FTS5's bm25() (the workspace column weighs nothing); PostgreSQL: ts_rank_cd over the `simple`
+ * configuration (no stemming: names stay names), length-normalized (docs/decisions.md, issue 18).
+ */
+export function lexicalSearchStatement(dialect: Dialect, workspaceId: number, terms: readonly string[], limit: number): Statement {
+  const p = new Params(dialect);
+  if (dialect === "sqlite") {
+    const match = `workspace : ${workspaceToken(workspaceId)} AND text : (${terms.map((t) => `"${t}"`).join(" OR ")})`;
+    return p.statement(
+      `SELECT rowid AS id FROM memory_text WHERE memory_text MATCH ${p.add(match)} ORDER BY bm25(memory_text, 1.0, 0.0), rowid LIMIT ${p.add(limit)}`,
+    );
+  }
+  const ws = p.add(workspaceId);
+  const query = `to_tsquery('simple', ${p.add(terms.map((t) => `'${t}'`).join(" | "))})`;
+  return p.statement(
+    `SELECT id FROM memories WHERE workspace_id = ${ws} AND lexemes @@ ${query} ` +
+      `ORDER BY ts_rank_cd(lexemes, ${query}, 1) DESC, id LIMIT ${p.add(limit)}`,
+  );
+}
+
+/** Deletion revs above `sinceRev` (what a vector cache must drop), in rev order. */
+export function deletionsSinceStatement(dialect: Dialect, workspaceId: number, sinceRev: number): Statement {
+  const p = new Params(dialect);
+  return p.statement(
+    `SELECT memory_id AS id, rev FROM memory_deletions WHERE workspace_id = ${p.add(workspaceId)} AND rev > ${p.add(sinceRev)} ORDER BY rev, memory_id`,
+  );
+}
