@@ -9,7 +9,7 @@ import type { Embedder, Judge } from "./models/types.js";
 import { runWritePipeline } from "./pipeline/index.js";
 import type { PiiVerdict } from "./pipeline/pii-types.js";
 import { retrieveMemories } from "./retrieval/retrieve.js";
-import { VectorIndexes } from "./retrieval/vector-index.js";
+import { VectorIndexes, storeSource } from "./retrieval/vector-index.js";
 import type { MemoryStore, NewKey, NewWorkspace } from "./store/types.js";
 import { isoSeconds } from "./time.js";
 import type { AdminService, AuthContext, MemoryService, ServiceLog, Workspace } from "./types.js";
@@ -59,7 +59,7 @@ export function createService(deps: CoreDeps): MemoryService & AdminService {
 
   /** The workspace's vector index, caught up with the store (shared by concurrent readers). */
   const loadIndex = (workspaceId: number) =>
-    indexes.refreshShared(workspaceId, (since, limit) => store.vectorsSince(workspaceId, since, limit));
+    indexes.refreshShared(workspaceId, storeSource(store, workspaceId));
 
   async function requireWorkspace(id: number): Promise<Workspace> {
     const ws = await store.getWorkspace(id);

@@ -165,18 +165,22 @@ describe("the duplicate pairs the dashboard lists", () => {
       return v.map((x) => x / norm);
     };
     const vectors = [unit([1]), unit([1, 0.1]), unit([0, 1]), unit([0, 1, 0.3]), unit([0, 0, 0, 1])];
+    const rows = vectors.map((vector, i) => ({ id: 10 + i, rev: i + 1, embedder_id: "emb", vector }));
     const indexes = new VectorIndexes(dims, "emb");
-    const index = await indexes.refresh(1, async (since) =>
-      vectors.map((vector, i) => ({ id: 10 + i, rev: i + 1, embedder_id: "emb", vector })).filter((r) => r.rev > since),
-    );
-    const pairs = listDuplicatePairs(index, 0.9, 100);
-    expect(pairs).toHaveLength(countDuplicatePairs(index, 0.9));
+    const floats = async (ids: readonly number[]) => rows.filter((r) => ids.includes(r.id));
+    const index = await indexes.refresh(1, {
+      vectorsSince: async (since) => rows.filter((r) => r.rev > since),
+      deletionsSince: async () => [],
+      vectorsOf: floats,
+    });
+    const pairs = await listDuplicatePairs(index, 0.9, 100, floats);
+    expect(pairs).toHaveLength(await countDuplicatePairs(index, 0.9, floats));
     expect(pairs.map((p) => [p.a, p.b].sort())).toEqual([
       [10, 11],
       [12, 13],
     ]);
     expect(pairs[0]!.cosine).toBeGreaterThan(pairs[1]!.cosine);
     expect(pairs[0]!.cosine).toBeCloseTo(1 / Math.hypot(1, 0.1), 5);
-    expect(listDuplicatePairs(index, 0.9, 1)).toEqual([pairs[0]]);
+    expect(await listDuplicatePairs(index, 0.9, 1, floats)).toEqual([pairs[0]]);
   });
 });

@@ -18,6 +18,7 @@ import type {
   UsageKind,
   VectorRecord,
   DeletionRecord,
+  LexicalMatch,
   WorkspaceSummary,
   WorkspaceTx,
 } from "./types.js";
@@ -424,9 +425,9 @@ export class PostgresStore implements MemoryStore {
     return deletionsSince(this.db, workspaceId, sinceRev);
   }
 
-  async searchText(workspaceId: number, terms: readonly string[], limit: number): Promise<number[]> {
+  async searchText(workspaceId: number, terms: readonly string[], limit: number): Promise<LexicalMatch[]> {
     if (terms.length === 0 || limit <= 0) return [];
-    return (await run<{ id: number }>(this.db, lexicalSearchStatement("postgres", workspaceId, terms, limit))).map((r) => r.id);
+    return run<LexicalMatch>(this.db, lexicalSearchStatement("postgres", workspaceId, terms, limit));
   }
 
   deleteMemories(workspaceId: number, ids: readonly number[]): Promise<number[]> {

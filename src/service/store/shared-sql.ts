@@ -135,15 +135,17 @@ export function lexicalSearchStatement(dialect: Dialect, workspaceId: number, te
   const p = new Params(dialect);
   if (dialect === "sqlite") {
     const match = `workspace : ${workspaceToken(workspaceId)} AND text : (${terms.map((t) => `"${t}"`).join(" OR ")})`;
+    // bm25() is negative, lower is better; the answer's score is its negation.
     return p.statement(
-      `SELECT rowid AS id FROM memory_text WHERE memory_text MATCH ${p.add(match)} ORDER BY bm25(memory_text, 1.0, 0.0), rowid LIMIT ${p.add(limit)}`,
+      `SELECT rowid AS id, -bm25(memory_text, 1.0, 0.0) AS score FROM memory_text WHERE memory_text MATCH ${p.add(match)} ` +
+        `ORDER BY bm25(memory_text, 1.0, 0.0), rowid LIMIT ${p.add(limit)}`,
     );
   }
   const ws = p.add(workspaceId);
   const query = `to_tsquery('simple', ${p.add(terms.map((t) => `'${t}'`).join(" | "))})`;
   return p.statement(
-    `SELECT id FROM memories WHERE workspace_id = ${ws} AND lexemes @@ ${query} ` +
-      `ORDER BY ts_rank_cd(lexemes, ${query}, 1) DESC, id LIMIT ${p.add(limit)}`,
+    `SELECT id, ts_rank_cd(lexemes, ${query}, 1)::float8 AS score FROM memories WHERE workspace_id = ${ws} AND lexemes @@ ${query} ` +
+      `ORDER BY score DESC, id LIMIT ${p.add(limit)}`,
   );
 }
 

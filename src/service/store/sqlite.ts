@@ -10,6 +10,7 @@ import { ServiceError, type RateDecision, type Workspace } from "../types.js";
 import type {
   HealthCounts,
   IdempotencyRecord,
+  LexicalMatch,
   MemoryPatch,
   MemoryRecord,
   MemoryStore,
@@ -584,7 +585,7 @@ export function openSqliteStore(path: string): MemoryStore {
     deletionsSince: async (workspaceId, sinceRev) => deletionsSince(workspaceId, sinceRev),
     async searchText(workspaceId, terms, limit) {
       if (terms.length === 0 || limit <= 0) return [];
-      return readAllSync(lexicalSearchStatement("sqlite", workspaceId, terms, limit)).map((r) => Number(r.id));
+      return readAllSync(lexicalSearchStatement("sqlite", workspaceId, terms, limit)) as unknown as LexicalMatch[];
     },
     deleteMemories(workspaceId, ids) {
       return serialize(() => runWrite(workspaceId, async () => deleteIn(workspaceId, ids)));

@@ -53,6 +53,12 @@ export interface DeletionRecord {
   rev: number;
 }
 
+/** A memory the lexical index found: higher scores match better (SQLite: −bm25(); PostgreSQL: ts_rank_cd). */
+export interface LexicalMatch {
+  id: number;
+  score: number;
+}
+
 /** A memory to insert; the store assigns `id`, `rev`, `updated_at = created_at`, `access_count = 0`. */
 export type NewMemory = Omit<MemoryRecord, "id" | "rev" | "updated_at" | "last_accessed_at" | "access_count"> & { vector: Float32Array };
 
@@ -219,9 +225,9 @@ export interface MemoryStore {
   deletionsSince(workspaceId: number, sinceRev: number): Promise<DeletionRecord[]>;
   /**
    * The workspace's memories holding any of `terms` (lower-case words of letters and digits), best first by the
-   * store's lexical index (SQLite FTS5 bm25(), PostgreSQL full text over a tsvector), at most `limit` ids.
+   * store's lexical index (SQLite FTS5 bm25(), PostgreSQL full text over a tsvector), at most `limit`.
    */
-  searchText(workspaceId: number, terms: readonly string[], limit: number): Promise<number[]>;
+  searchText(workspaceId: number, terms: readonly string[], limit: number): Promise<LexicalMatch[]>;
   /**
    * Forgets these memories of the workspace (under its write lock): the row, its vector, its lexical entry and every
    * idempotent answer that names it; a deletion rev per memory tells every process's vector cache. Returns the ids
