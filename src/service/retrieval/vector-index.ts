@@ -6,6 +6,7 @@
 // other processes are seen on the next refresh); the indexes of a process share one memory budget, least recently
 // used workspace out first.
 import type { DeletionRecord, VectorRecord } from "../store/types.js";
+import { comparableVector } from "./derived-vectors.js";
 import { Int8Kernel, codeStrideFor } from "./int8-kernel.js";
 
 export interface Match {
@@ -126,12 +127,13 @@ export class WorkspaceIndex {
       this.maxRev = r.rev;
       const existing = this.slots.get(r.id);
       // Vectors of another model cannot be compared; they return once re-embedded (with a new rev).
-      if (r.embedder_id !== this.embedderId || r.vector.length !== this.dimensions) {
+      const vector = comparableVector(r, this.embedderId, this.dimensions);
+      if (!vector) {
         if (existing !== undefined) this.remove(r.id, existing);
         continue;
       }
       const slot = existing ?? this.append(r.id);
-      this.write(slot, r.vector);
+      this.write(slot, vector);
       this.revs[slot] = r.rev;
     }
   }
@@ -174,8 +176,9 @@ export class WorkspaceIndex {
     if (ids.length === 0) return [];
     const hits: Match[] = [];
     for (const row of await floats(ids)) {
-      if (row.embedder_id !== this.embedderId || row.vector.length !== this.dimensions) continue;
-      const cosine = dot(query, row.vector, this.dimensions);
+      const vector = comparableVector(row, this.embedderId, this.dimensions);
+      if (!vector) continue;
+      const cosine = dot(query, vector, this.dimensions);
       if (cosine >= floor) hits.push({ id: row.id, cosine });
     }
     hits.sort((a, b) => b.cosine - a.cosine || a.id - b.id);
@@ -215,13 +218,14 @@ export class WorkspaceIndex {
       }
     }
     if (candidates.length === 0) return 0;
-    const rows = new Map((await floats([...new Set(candidates.flat())])).map((r) => [r.id, r]));
+    const rows = new Map<number, Float32Array | null>();
+    for (const r of await floats([...new Set(candidates.flat())])) rows.set(r.id, comparableVector(r, this.embedderId, this.dimensions));
     let pairs = 0;
     for (const [a, b] of candidates) {
-      const ra = rows.get(a);
-      const rb = rows.get(b);
-      if (!ra || !rb || ra.vector.length !== this.dimensions || rb.vector.length !== this.dimensions) continue;
-      const cosine = dot(ra.vector, rb.vector, this.dimensions);
+      const va = rows.get(a);
+      const vb = rows.get(b);
+      if (!va || !vb) continue;
+      const cosine = dot(va, vb, this.dimensions);
       if (cosine < threshold) continue;
       pairs++;
       visit?.(a, b, cosine);
