@@ -325,9 +325,9 @@ export function openSqliteStore(path: string): MemoryStore {
   db.pragma("journal_mode = WAL");
   db.pragma("synchronous = NORMAL");
   db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
-  // Retrieve reads scattered rows: keep pages in memory rather than one system call per page.
-  db.pragma("cache_size = -65536");
-  db.pragma("mmap_size = 268435456");
+  // Retrieve reads a few scattered rows (candidates' records and float vectors) and lexical postings: a 32 MB page
+  // cache holds them. No mmap: loading an index reads every vector once, and mapped pages would stay resident.
+  db.pragma("cache_size = -32768");
   try {
     migrate(db); // leaves foreign_keys on
   } catch (err) {
