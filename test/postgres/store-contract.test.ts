@@ -27,6 +27,11 @@ function memory(workspaceId: number, text: string, vector: number[], createdAt =
   };
 }
 
+/** The ids the lexical index finds, best first. */
+async function searchIds(store: MemoryStore, workspaceId: number, terms: readonly string[], limit = 10): Promise<number[]> {
+  return (await store.searchText(workspaceId, terms, limit)).map((m) => m.id);
+}
+
 async function newWorkspace(store: MemoryStore, name: string): Promise<number> {
   return (await store.insertWorkspace({ name, plan: "free", billing_cycle: "monthly", status: "active", created_at: T0 })).id;
 }
@@ -90,25 +95,27 @@ describe.each(stores)("the store contract on $name", ({ open }) => {
   });
 
   it("finds memories by their words through the lexical index, the rarer word first, only in the workspace asked", async () => {
-    const found = await store.searchText(ws, searchTerms("What country is Caroline's grandma from?"), 10);
+    const matches = await store.searchText(ws, searchTerms("What country is Caroline's grandma from?"), 10);
+    const found = matches.map((m) => m.id);
+    expect(matches.every((m, i) => typeof m.score === "number" && m.score > 0 && (i === 0 || m.score <= matches[i - 1]!.score))).toBe(true);
     expect(found[0]).toBe(ids.sweden); // grandma + country + caroline
     expect(new Set(found)).toEqual(new Set([ids.sweden, ids.country, ids["café"]]));
     expect(found).not.toContain(ids.elsewhere);
-    expect(await store.searchText(ws, searchTerms("pottery"), 10)).toEqual([ids.pottery]);
-    expect(await store.searchText(ws, searchTerms("the of and"), 10)).toEqual([]);
-    expect(await store.searchText(ws, searchTerms("grandma"), 0)).toEqual([]);
+    expect(await searchIds(store, ws, searchTerms("pottery"), 10)).toEqual([ids.pottery]);
+    expect(await searchIds(store, ws, searchTerms("the of and"), 10)).toEqual([]);
+    expect(await searchIds(store, ws, searchTerms("grandma"), 0)).toEqual([]);
   });
 
   it("matches names and numbers as written, with no stemming", async () => {
-    expect(await store.searchText(ws, ["brunnsgatan"], 10)).toEqual([ids["café"]]);
-    expect(await store.searchText(ws, ["kanelbullar"], 10)).toEqual([ids["café"]]);
-    expect(await store.searchText(ws, ["kanelbulle"], 10)).toEqual([]);
+    expect(await searchIds(store, ws, ["brunnsgatan"], 10)).toEqual([ids["café"]]);
+    expect(await searchIds(store, ws, ["kanelbullar"], 10)).toEqual([ids["café"]]);
+    expect(await searchIds(store, ws, ["kanelbulle"], 10)).toEqual([]);
   });
 
   it("keeps the lexical index in step with a merge's new text in the same transaction", async () => {
     await store.writeInWorkspace(ws, (tx) => tx.updateMemory(ids.pottery!, { text: "Melanie: I finished a ceramics class yesterday." }, T0 + 10));
-    expect(await store.searchText(ws, ["pottery"], 10)).toEqual([]);
-    expect(await store.searchText(ws, ["ceramics"], 10)).toEqual([ids.pottery]);
+    expect(await searchIds(store, ws, ["pottery"], 10)).toEqual([]);
+    expect(await searchIds(store, ws, ["ceramics"], 10)).toEqual([ids.pottery]);
   });
 
   it("re-reads float vectors by id for re-scoring, skipping unknown ids and other workspaces' memories", async () => {
@@ -134,7 +141,7 @@ describe.each(stores)("the store contract on $name", ({ open }) => {
     expect((await store.listMemories(ws)).map((m) => m.id)).not.toContain(ids.country);
     expect(await store.getMemories(other, [ids.elsewhere!])).toHaveLength(1); // another workspace's id is not touched
     expect(await store.vectorsOf(ws, [ids.country!])).toEqual([]);
-    expect(await store.searchText(ws, ["drove"], 10)).toEqual([]);
+    expect(await searchIds(store, ws, ["drove"], 10)).toEqual([]);
     expect(await store.getIdempotency(ws, "k1", 0)).toBeNull();
     expect(await store.getIdempotency(ws, "k2", 0)).not.toBeNull();
     const deletions = await store.deletionsSince(ws, before);

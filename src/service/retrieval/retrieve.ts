@@ -55,7 +55,7 @@ export async function retrieveMemories(
   const cosines = new Map([...dense, ...lexicalOnly].map((m) => [m.id, m.cosine]));
   const lexicalScores = new Map(lexical.filter((m) => cosines.has(m.id)).map((m) => [m.id, m.score]));
   const bestCosine = dense[0]!.cosine;
-  const context = { floor, bestCosine, bestLexical: lexical[0]?.score ?? 0, dialect: store.dialect };
+  const context = { floor, bestCosine, bestLexical: lexical[0]?.score ?? 0 };
   const relevance = new Map([...cosines].map(([id, cosine]) => [id, fusedRelevance(cosine, lexicalScores.get(id) ?? 0, context)]));
   const bestRelevance = Math.max(...relevance.values());
 

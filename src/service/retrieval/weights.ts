@@ -62,15 +62,15 @@ export const RELEVANCE_FLOOR_BY_EMBEDDER: ReadonlyArray<readonly [idPrefix: stri
 
 /**
  * The fusion of the two relevance channels (./fusion.ts): the `denseDepth` nearest memories at or above the floor and
- * the `lexicalDepth` best of the store's lexical index; relevance = 0.4·cosine' + 0.6·lexical / (best lexical + s).
+ * the `lexicalDepth` best of the store's lexical index; relevance = 0.4·cosine' + 0.6·lexical / (best lexical + 8),
+ * the lexical score being a sum of inverse document frequencies (../store/shared-sql.ts), the same on both stores.
  * Chosen on LoCoMo's development half and the project's retrieval set (docs/decisions.md, issue 18): reciprocal rank
- * fusion (k 60, 50 deep) reached R@10 0.626 there, this 0.718; on the project's set RRF lost 0.06 of recall@3 to
- * cosine alone, this gains 0.02. `lexicalSaturation` is in each store's own score units (bm25() grows with the rarity
- * of the words matched, ts_rank_cd stays below 1). The depths bound the work per retrieve (top_k is at most 50).
+ * fusion (k 60, 50 deep) reached R@10 0.626 there, this 0.734; on the project's set RRF lost 0.06 of recall@3 to
+ * cosine alone, this gains 0.02. The depths bound the work per retrieve (top_k is at most 50).
  */
 export const FUSION = {
   lexicalShare: 0.6,
-  lexicalSaturation: { sqlite: 8, postgres: 0.02 },
+  lexicalSaturation: 8,
   denseDepth: 50,
   lexicalDepth: 50,
 } as const;

@@ -123,29 +123,40 @@ export function deleteMemoriesStatements(dialect: Dialect, workspaceId: number, 
   };
 }
 
+/** PostgreSQL's lexical search reads at most this many memories per query word (./shared-sql.ts lexicalSearchStatement). */
+export const POSTINGS_PER_TERM = 1_000;
+
 /** The token that files a memory under its workspace in SQLite's full-text table (the column `workspace`). */
 export const workspaceToken = (workspaceId: number) => `w${workspaceId}`;
 
 /**
  * The workspace's memories that contain any of `terms` (words of letters and digits, lower case), best first, at
- * most `limit`. SQLite: FTS5's bm25() (the workspace column weighs nothing); PostgreSQL: ts_rank_cd over the `simple`
- * configuration (no stemming: names stay names), length-normalized (docs/decisions.md, issue 18).
+ * most `limit`: each scores the sum of BM25's inverse document frequency, ln(1 + (N − n + 0.5) / (n + 0.5)), of the
+ * query words it holds (N the workspace's memories, n those holding the word). The index finds each word's memories,
+ * at most POSTINGS_PER_TERM of them, so a common word costs no more than that (and its weight is small either way):
+ * SQLite's FTS5 table (unicode61, diacritics folded) or PostgreSQL's GIN index over a `simple` tsvector (no stemming:
+ * names stay names). The same formula on both stores; measured against FTS5's bm25() in docs/decisions.md (issue 18).
  */
 export function lexicalSearchStatement(dialect: Dialect, workspaceId: number, terms: readonly string[], limit: number): Statement {
   const p = new Params(dialect);
-  if (dialect === "sqlite") {
-    const match = `workspace : ${workspaceToken(workspaceId)} AND text : (${terms.map((t) => `"${t}"`).join(" OR ")})`;
-    // bm25() is negative, lower is better; the answer's score is its negation.
-    return p.statement(
-      `SELECT rowid AS id, -bm25(memory_text, 1.0, 0.0) AS score FROM memory_text WHERE memory_text MATCH ${p.add(match)} ` +
-        `ORDER BY bm25(memory_text, 1.0, 0.0), rowid LIMIT ${p.add(limit)}`,
-    );
-  }
-  const ws = p.add(workspaceId);
-  const query = `to_tsquery('simple', ${p.add(terms.map((t) => `'${t}'`).join(" | "))})`;
+  const postings =
+    dialect === "sqlite"
+      ? `terms AS (SELECT value AS t FROM json_each(${p.add(JSON.stringify(terms))})),
+         hits AS (SELECT t, id FROM (
+                    SELECT terms.t, memory_text.rowid AS id, row_number() OVER (PARTITION BY terms.t) AS k
+                      FROM terms JOIN memory_text
+                        ON memory_text MATCH ('workspace : ${workspaceToken(workspaceId)} AND text : "' || terms.t || '"'))
+                  WHERE k <= ${POSTINGS_PER_TERM})`
+      : `terms AS (SELECT t, to_tsquery('simple', quote_literal(t)) AS q FROM unnest(${p.add([...terms])}::text[]) AS t),
+         hits AS (SELECT terms.t, m.id FROM terms CROSS JOIN LATERAL
+                    (SELECT id FROM memories WHERE workspace_id = ${p.add(workspaceId)} AND lexemes @@ terms.q LIMIT ${POSTINGS_PER_TERM}) AS m)`;
   return p.statement(
-    `SELECT id, ts_rank_cd(lexemes, ${query}, 1)::float8 AS score FROM memories WHERE workspace_id = ${ws} AND lexemes @@ ${query} ` +
-      `ORDER BY score DESC, id LIMIT ${p.add(limit)}`,
+    `WITH ${postings},
+          df AS (SELECT t, count(*) AS n FROM hits GROUP BY t),
+          total AS (SELECT count(*) AS n FROM memories WHERE workspace_id = ${p.add(workspaceId)})
+     SELECT hits.id, CAST(sum(ln(1 + (total.n - df.n + 0.5) / (df.n + 0.5))) AS double precision) AS score
+       FROM hits JOIN df USING (t) CROSS JOIN total
+      GROUP BY hits.id ORDER BY score DESC, hits.id LIMIT ${p.add(limit)}`,
   );
 }
 
