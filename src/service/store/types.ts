@@ -53,7 +53,7 @@ export interface DeletionRecord {
   rev: number;
 }
 
-/** A memory the lexical index found: higher scores match better (SQLite: −bm25(); PostgreSQL: ts_rank_cd). */
+/** A memory the lexical index found: its score is the sum of the IDFs of the query words it holds (./shared-sql.ts). */
 export interface LexicalMatch {
   id: number;
   score: number;
