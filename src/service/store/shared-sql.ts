@@ -139,14 +139,16 @@ export const workspaceToken = (workspaceId: number) => `w${workspaceId}`;
  */
 export function lexicalSearchStatement(dialect: Dialect, workspaceId: number, terms: readonly string[], limit: number): Statement {
   const p = new Params(dialect);
+  // SQLite: one MATCH per word, each stopping at the cap (one query over all words would read every posting).
   const postings =
     dialect === "sqlite"
-      ? `terms AS (SELECT value AS t FROM json_each(${p.add(JSON.stringify(terms))})),
-         hits AS (SELECT t, id FROM (
-                    SELECT terms.t, memory_text.rowid AS id, row_number() OVER (PARTITION BY terms.t) AS k
-                      FROM terms JOIN memory_text
-                        ON memory_text MATCH ('workspace : ${workspaceToken(workspaceId)} AND text : "' || terms.t || '"'))
-                  WHERE k <= ${POSTINGS_PER_TERM})`
+      ? `hits AS (${terms
+          .map(
+            (t) =>
+              `SELECT * FROM (SELECT ${p.add(t)} AS t, rowid AS id FROM memory_text ` +
+              `WHERE memory_text MATCH ${p.add(`workspace : ${workspaceToken(workspaceId)} AND text : "${t}"`)} LIMIT ${POSTINGS_PER_TERM})`,
+          )
+          .join(" UNION ALL ")})`
       : `terms AS (SELECT t, to_tsquery('simple', quote_literal(t)) AS q FROM unnest(${p.add([...terms])}::text[]) AS t),
          hits AS (SELECT terms.t, m.id FROM terms CROSS JOIN LATERAL
                     (SELECT id FROM memories WHERE workspace_id = ${p.add(workspaceId)} AND lexemes @@ terms.q LIMIT ${POSTINGS_PER_TERM}) AS m)`;
