@@ -2,7 +2,7 @@
 // full float scan; refresh by rev is incremental and idempotent, deletions leave it, and its cache keeps a budget.
 import { expect, it } from "vitest";
 import { VectorIndexes, WorkspaceIndex, type VectorSource } from "../../src/service/retrieval/vector-index.js";
-import type { VectorRecord } from "../../src/service/store/types.js";
+import { FORGOTTEN_EMBEDDER, type VectorRecord } from "../../src/service/store/types.js";
 
 function unit(d: number, seed: number): Float32Array {
   const v = new Float32Array(d);
@@ -53,7 +53,7 @@ it("a row the store no longer holds, or holds under another model, is left out o
   expect(found).toEqual([]);
 });
 
-it("rows already applied are skipped, an update replaces a vector in place, another model's vector and a deletion leave the index", async () => {
+it("rows already applied are skipped, an update replaces a vector in place, another model's vector and a tombstone leave the index", async () => {
   const index = new WorkspaceIndex(16, "e");
   const a = unit(16, 1);
   const b = unit(16, 2);
@@ -66,7 +66,7 @@ it("rows already applied are skipped, an update replaces a vector in place, anot
   index.apply(stored);
   expect(index.size).toBe(1);
   expect((await index.nearest(b, read))!.cosine).toBeCloseTo(1, 5);
-  index.applyDeletions([{ id: 7, rev: 3 }]);
+  index.apply([{ id: 7, rev: 3, embedder_id: FORGOTTEN_EMBEDDER, vector: new Float32Array(0) }]); // a tombstone
   expect(index.size).toBe(0);
   expect(await index.nearest(b, read)).toBeNull();
   index.apply([{ id: 8, rev: 4, embedder_id: "other", vector: b }]);
@@ -92,15 +92,14 @@ it("duplicate pairs are counted among the most recently written memories", async
 /** A store in miniature: rows in rev order; a write takes the next rev (a rewrite moves the memory to it). */
 function miniStore(d: number, n: number) {
   let rows: VectorRecord[] = Array.from({ length: n }, (_, i) => ({ id: i, rev: i + 1, embedder_id: "e", vector: unit(d, i + 1) }));
-  const deletions: { id: number; rev: number }[] = [];
-  const nextRev = () => Math.max(rows.at(-1)?.rev ?? 0, deletions.at(-1)?.rev ?? 0) + 1;
+  const nextRev = () => (rows.at(-1)?.rev ?? 0) + 1;
   return {
     write(id: number, vector: Float32Array) {
       rows = [...rows.filter((r) => r.id !== id), { id, rev: nextRev(), embedder_id: "e", vector }];
     },
+    /** Forgetting leaves a tombstone in the rev stream. */
     forget(id: number) {
-      deletions.push({ id, rev: nextRev() });
-      rows = rows.filter((r) => r.id !== id);
+      rows = [...rows.filter((r) => r.id !== id), { id, rev: nextRev(), embedder_id: FORGOTTEN_EMBEDDER, vector: new Float32Array(0) }];
     },
     source(onPage?: (since: number) => void): VectorSource {
       return {
@@ -109,8 +108,7 @@ function miniStore(d: number, n: number) {
           const page = rows.filter((r) => r.rev > since);
           return limit === undefined ? page : page.slice(0, limit);
         },
-        deletionsSince: async (since) => deletions.filter((x) => x.rev > since),
-        vectorsOf: async (ids) => rows.filter((r) => ids.includes(r.id)),
+        vectorsOf: async (ids) => rows.filter((r) => ids.includes(r.id) && r.vector.length > 0),
       };
     },
   };

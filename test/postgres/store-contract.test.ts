@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openPostgresStore } from "../../src/service/store/postgres.js";
 import { openSqliteStore } from "../../src/service/store/sqlite.js";
-import type { MemoryStore, NewMemory } from "../../src/service/store/types.js";
+import { FORGOTTEN_EMBEDDER, type MemoryStore, type NewMemory } from "../../src/service/store/types.js";
 import { searchTerms } from "../../src/service/retrieval/search-terms.js";
 import { canStartPostgres, startPostgres, type PgCluster } from "../support/pg.js";
 
@@ -123,7 +123,7 @@ describe.each(stores)("the store contract on $name", ({ open }) => {
     expect(rows.map((r) => [r.id, [...r.vector]])).toEqual([[ids.sweden, [1, 0, 0]]]);
   });
 
-  it("forgets memories everywhere: row, vector, lexical entry and idempotent answer; a deletion rev tells the caches", async () => {
+  it("forgets memories everywhere: row, vector, lexical entry and idempotent answer; a tombstone tells the caches", async () => {
     await store.writeInWorkspace(ws, (tx) =>
       tx.putIdempotency(
         { workspace_id: ws, key: "k1", request_hash: "h", response: { status: "ok", memory_id: ids.country, dedup: { action: "stored_new", existing_id: null } }, created_at: T0 },
@@ -144,20 +144,19 @@ describe.each(stores)("the store contract on $name", ({ open }) => {
     expect(await searchIds(store, ws, ["drove"], 10)).toEqual([]);
     expect(await store.getIdempotency(ws, "k1", 0)).toBeNull();
     expect(await store.getIdempotency(ws, "k2", 0)).not.toBeNull();
-    const deletions = await store.deletionsSince(ws, before);
-    expect(deletions).toEqual([{ id: ids.country, rev: before + 1 }]);
-    expect(await store.deletionsSince(ws, before + 1)).toEqual([]);
+    // the vector caches hear of it through the rev stream: a tombstone with the next rev and no vector
+    const tombstones = await store.vectorsSince(ws, before);
+    expect(tombstones.map((t) => [t.id, t.rev, t.embedder_id, t.vector.length])).toEqual([[ids.country, before + 1, FORGOTTEN_EMBEDDER, 0]]);
     expect(await store.deleteMemories(ws, [ids.country!])).toEqual([]);
   });
 
-  it("never hands a deleted memory's rev out again, so a cache that saw it still sees the next write", async () => {
+  it("never hands a forgotten memory's rev out again, so a cache that saw it still sees the next write", async () => {
     const last = (await store.listMemories(ws)).at(-1)!;
-    const [deletion] = await store.deletionsSince(ws, 0);
     await store.deleteMemories(ws, [last.id]);
-    const deletedAt = (await store.deletionsSince(ws, deletion!.rev)).at(-1)!.rev;
+    const forgottenAt = (await store.vectorsSince(ws, last.rev)).at(-1)!.rev;
     const next = await store.writeInWorkspace(ws, (tx) => tx.insertMemory(memory(ws, "a new memory after forgetting", [0, 1, 0])));
-    expect(next.rev).toBeGreaterThan(deletedAt);
-    expect((await store.vectorsSince(ws, deletedAt)).map((v) => v.id)).toEqual([next.id]);
+    expect(next.rev).toBeGreaterThan(forgottenAt);
+    expect((await store.vectorsSince(ws, forgottenAt)).map((v) => v.id)).toEqual([next.id]);
   });
 
   it("counts health signals with one statement text for both stores", async () => {

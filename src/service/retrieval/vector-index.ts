@@ -5,7 +5,7 @@
 // dot product is the cosine. Kept current incrementally from the store by `rev` (writes and deletions made through
 // other processes are seen on the next refresh); the indexes of a process share one memory budget, least recently
 // used workspace out first.
-import type { DeletionRecord, VectorRecord } from "../store/types.js";
+import type { VectorRecord } from "../store/types.js";
 import { comparableVector } from "./derived-vectors.js";
 import { Int8Kernel, codeStrideFor } from "./int8-kernel.js";
 
@@ -14,10 +14,12 @@ export interface Match {
   cosine: number;
 }
 
-/** Where an index reads what it does not keep: the store, or a write transaction (both have these reads). */
+/**
+ * Where an index reads what it does not keep: the store, or a write transaction (both have these reads). A forgotten
+ * memory comes through vectorsSince as a tombstone (../store/types.ts FORGOTTEN_EMBEDDER), which no index compares.
+ */
 export interface VectorSource {
   vectorsSince(sinceRev: number, limit?: number): Promise<VectorRecord[]>;
-  deletionsSince(sinceRev: number): Promise<DeletionRecord[]>;
   vectorsOf(ids: readonly number[]): Promise<VectorRecord[]>;
 }
 
@@ -83,8 +85,6 @@ export const REFRESH_PAGE_ROWS = 5_000;
 export class WorkspaceIndex {
   /** Highest rev applied; the next refresh asks the store for rows above it. */
   maxRev = 0;
-  /** Highest deletion rev applied (deletions are read apart from rows, so they keep their own mark). */
-  maxDeletionRev = 0;
   /** Slots used (live or dead). */
   count = 0;
   ids: (number | null)[] = [];
@@ -135,16 +135,6 @@ export class WorkspaceIndex {
       const slot = existing ?? this.append(r.id);
       this.write(slot, vector);
       this.revs[slot] = r.rev;
-    }
-  }
-
-  /** Drops forgotten memories (deletions in rev order; those already seen are skipped). */
-  applyDeletions(deletions: readonly DeletionRecord[]): void {
-    for (const d of deletions) {
-      if (d.rev <= this.maxDeletionRev) continue;
-      this.maxDeletionRev = d.rev;
-      const slot = this.slots.get(d.id);
-      if (slot !== undefined) this.remove(d.id, slot);
     }
   }
 
@@ -346,7 +336,6 @@ export class VectorIndexes {
   async refresh(workspaceId: number, source: VectorSource): Promise<WorkspaceIndex> {
     const index = this.use(workspaceId);
     index.apply(await source.vectorsSince(index.maxRev));
-    index.applyDeletions(await source.deletionsSince(index.maxDeletionRev));
     this.evict(workspaceId);
     return index;
   }
@@ -384,7 +373,6 @@ export class VectorIndexes {
       if (rows.length < pageRows) break;
       await new Promise<void>((resolve) => setImmediate(resolve));
     }
-    index.applyDeletions(await source.deletionsSince(index.maxDeletionRev));
     this.evict(workspaceId);
     return index;
   }
@@ -419,14 +407,12 @@ export class VectorIndexes {
 export function storeSource(
   store: {
     vectorsSince(workspaceId: number, sinceRev: number, limit?: number): Promise<VectorRecord[]>;
-    deletionsSince(workspaceId: number, sinceRev: number): Promise<DeletionRecord[]>;
     vectorsOf(workspaceId: number, ids: readonly number[]): Promise<VectorRecord[]>;
   },
   workspaceId: number,
 ): VectorSource {
   return {
     vectorsSince: (since, limit) => store.vectorsSince(workspaceId, since, limit),
-    deletionsSince: (since) => store.deletionsSince(workspaceId, since),
     vectorsOf: (ids) => store.vectorsOf(workspaceId, ids),
   };
 }

@@ -5,42 +5,53 @@
 import type { Pool, PoolClient, PoolConfig, QueryResultRow } from "pg";
 import type { WorkspaceStatus } from "../../contract/wire.js";
 import type { RateDecision, ServiceLog, Workspace } from "../types.js";
-import type {
-  HealthCounts,
-  HealthCountsQuery,
-  IdempotencyRecord,
-  MemoryPatch,
-  MemoryRecord,
-  MemoryStore,
-  NewMemory,
-  NewWorkspace,
-  NewKey,
-  UsageKind,
-  VectorRecord,
-  DeletionRecord,
-  LexicalMatch,
-  WorkspaceSummary,
-  WorkspaceTx,
+import {
+  FORGOTTEN_EMBEDDER,
+  type ApiKeyRecord,
+  type HealthCounts,
+  type HealthCountsQuery,
+  type IdempotencyRecord,
+  type MemoryPatch,
+  type MemoryRecord,
+  type MemoryStore,
+  type NewMemory,
+  type NewWorkspace,
+  type NewKey,
+  type ReadsBatch,
+  type UsageKind,
+  type LexicalMatch,
+  type VectorRecord,
+  type WorkspaceSummary,
+  type WorkspaceTx,
+  type UsageDay,
 } from "./types.js";
 import { likePrefix, toMemory, toWorkspace, type MemoryRow, type WorkspaceRow } from "./rows.js";
 import { migrate } from "./postgres/schema.js";
+import { boundedPoolConfig, withoutBounds } from "./postgres/pool.js";
+import { MEMORY_ID_ATTEMPTS, newMemoryId } from "./memory-ids.js";
 import { redactingLog } from "./postgres/redacting-log.js";
 import { asStoreError, isStoreUnavailable } from "./postgres/unavailable.js";
-import { readBrowse, readStats } from "./dashboard-sql.js";
+import {
+  readBrowse,
+  readStats,
+  readUsageBetween,
+  readUsagePerDay,
+  USAGE_BETWEEN_SQL,
+  USAGE_PER_DAY_SQL,
+  type Statement,
+} from "./dashboard-sql.js";
+import type { MemoryFilter, MemoryStats } from "./types.js";
+import { postgresRunner } from "../webhooks/sql.js";
 import {
   LIST_WORKSPACES_SQL,
   MEMORY_COLUMNS,
   bytesToVector,
-  deleteMemoriesStatements,
-  deletionsSinceStatement,
   healthCountsStatement,
   lexicalSearchStatement,
   listMemoriesStatement,
-  nextRevSql,
   vectorToBytes,
-  type Statement,
 } from "./shared-sql.js";
-import type { MemoryFilter, MemoryStats } from "./types.js";
+import { createWebhookStore } from "../webhooks/store.js";
 
 export interface PostgresStoreOptions {
   /** Connections per process (default 10, or `?pool_max=N` in the URL). */
@@ -74,7 +85,7 @@ export async function openPostgresStore(databaseUrl: string, opts: PostgresStore
         oid === int8 ? (v: string) => Number(v) : pg.types.getTypeParser(oid, format as "text")) as never,
     },
   };
-  const pool = new pg.Pool(config);
+  const pool = new pg.Pool(boundedPoolConfig(config));
   const log = opts.log && redactingLog(opts.log, databaseUrl);
   // An idle connection cut by a database restart must not crash the process; the pool replaces it.
   pool.on("error", (err) => log?.warn("postgres connection lost", failure(err)));
@@ -115,11 +126,20 @@ interface Queryable {
 /** The statements shared by the locked transaction and the unlocked reads. */
 async function vectorsSince(db: Queryable, workspaceId: number, sinceRev: number, limit?: number): Promise<VectorRecord[]> {
   const page = limit === undefined ? "" : " LIMIT $3";
-  const { rows } = await db.query<{ id: number; rev: number; embedder_id: string; vector: Buffer }>(
-    `SELECT id, rev, embedder_id, vector FROM memories WHERE workspace_id = $1 AND rev > $2 ORDER BY rev${page}`,
+  // Forgotten memories come as tombstones: a row without a vector (./types.ts).
+  const { rows } = await db.query<{ id: number; rev: number; embedder_id: string; vector: Buffer | null }>(
+    `SELECT id, rev, embedder_id, vector FROM memories WHERE workspace_id = $1 AND rev > $2
+     UNION ALL
+     SELECT memory_id, rev, '${FORGOTTEN_EMBEDDER}', NULL::bytea FROM memory_tombstones WHERE workspace_id = $1 AND rev > $2
+     ORDER BY rev${page}`,
     limit === undefined ? [workspaceId, sinceRev] : [workspaceId, sinceRev, limit],
   );
-  return rows.map((r) => ({ id: r.id, rev: r.rev, embedder_id: r.embedder_id, vector: bytesToVector(r.vector) }));
+  return rows.map((r) => ({
+    id: r.id,
+    rev: r.rev,
+    embedder_id: r.embedder_id,
+    vector: r.vector === null ? new Float32Array(0) : bytesToVector(r.vector),
+  }));
 }
 
 async function vectorsOf(db: Queryable, workspaceId: number, ids: readonly number[]): Promise<VectorRecord[]> {
@@ -133,21 +153,6 @@ async function vectorsOf(db: Queryable, workspaceId: number, ids: readonly numbe
 
 async function run<R extends QueryResultRow>(db: Queryable, { sql, params }: Statement): Promise<R[]> {
   return (await db.query<R>(sql, params)).rows;
-}
-
-async function deletionsSince(db: Queryable, workspaceId: number, sinceRev: number): Promise<DeletionRecord[]> {
-  return run<DeletionRecord>(db, deletionsSinceStatement("postgres", workspaceId, sinceRev));
-}
-
-/** Inside the workspace's write transaction: the ids of `ids` the workspace held, now forgotten everywhere. */
-async function deleteIn(db: Queryable, workspaceId: number, ids: readonly number[]): Promise<number[]> {
-  if (ids.length === 0) return [];
-  const { rows } = await db.query<{ rev: number }>(`SELECT ${nextRevSql("$1")} AS rev`, [workspaceId]);
-  const { existing, steps } = deleteMemoriesStatements("postgres", workspaceId, ids, rows[0]!.rev);
-  const found = (await run<{ id: number }>(db, existing)).map((r) => r.id);
-  if (found.length === 0) return [];
-  for (const step of steps) await run(db, step);
-  return found;
 }
 
 async function getIdempotency(
@@ -195,7 +200,9 @@ async function recordUsage(db: Queryable, workspaceId: number, kind: UsageKind, 
  * The workspace's next rev, computed in the writing statement; `workspaceParam` is the placeholder holding the
  * workspace id. Under the workspace lock, max + 1 is strictly increasing and committed in order (./types.ts).
  */
-const nextRev = (workspaceParam: string) => nextRevSql(workspaceParam);
+const nextRev = (workspaceParam: string) =>
+  `(SELECT GREATEST((SELECT COALESCE(MAX(rev), 0) FROM memories WHERE workspace_id = ${workspaceParam}), ` +
+  `(SELECT COALESCE(MAX(rev), 0) FROM memory_tombstones WHERE workspace_id = ${workspaceParam})) + 1)`;
 
 class PostgresWorkspaceTx implements WorkspaceTx {
   constructor(
@@ -211,14 +218,6 @@ class PostgresWorkspaceTx implements WorkspaceTx {
     return vectorsOf(this.client, this.workspaceId, ids);
   }
 
-  deletionsSince(sinceRev: number): Promise<DeletionRecord[]> {
-    return deletionsSince(this.client, this.workspaceId, sinceRev);
-  }
-
-  deleteMemories(ids: readonly number[]): Promise<number[]> {
-    return deleteIn(this.client, this.workspaceId, ids);
-  }
-
   async getMemory(id: number): Promise<MemoryRecord | null> {
     const { rows } = await this.client.query<MemoryRow>(
       `SELECT ${MEMORY_COLUMNS} FROM memories WHERE workspace_id = $1 AND id = $2`,
@@ -228,25 +227,32 @@ class PostgresWorkspaceTx implements WorkspaceTx {
   }
 
   async insertMemory(m: NewMemory): Promise<MemoryRecord> {
-    const { rows } = await this.client.query<MemoryRow>(
-      `INSERT INTO memories (workspace_id, text, meta, vector, embedder_id, importance, temporal_type, valid_until,
-                             categories, created_at, updated_at, last_accessed_at, access_count, rev)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10, NULL, 0, ${nextRev("$1")})
-       RETURNING ${MEMORY_COLUMNS}`,
-      [
-        this.workspaceId,
-        m.text,
-        JSON.stringify(m.meta),
-        vectorToBytes(m.vector),
-        m.embedder_id,
-        m.importance,
-        m.temporal_type,
-        m.valid_until,
-        JSON.stringify(m.categories),
-        m.created_at,
-      ],
-    );
-    return toMemory(rows[0]!);
+    for (let attempt = 1; ; attempt++) {
+      // ON CONFLICT rather than an error: a failed statement would abort the whole transaction.
+      const { rows } = await this.client.query<MemoryRow>(
+        `INSERT INTO memories (id, workspace_id, text, meta, vector, embedder_id, importance, temporal_type, valid_until,
+                               categories, created_at, updated_at, last_accessed_at, access_count, rev)
+         OVERRIDING SYSTEM VALUE
+         VALUES ($11, $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10, NULL, 0, ${nextRev("$1")})
+         ON CONFLICT (id) DO NOTHING
+         RETURNING ${MEMORY_COLUMNS}`,
+        [
+          this.workspaceId,
+          m.text,
+          JSON.stringify(m.meta),
+          vectorToBytes(m.vector),
+          m.embedder_id,
+          m.importance,
+          m.temporal_type,
+          m.valid_until,
+          JSON.stringify(m.categories),
+          m.created_at,
+          newMemoryId(),
+        ],
+      );
+      if (rows[0]) return toMemory(rows[0]);
+      if (attempt === MEMORY_ID_ATTEMPTS) throw new Error("no free memory id after several attempts");
+    }
   }
 
   async updateMemory(id: number, patch: MemoryPatch, nowMs: number): Promise<MemoryRecord | null> {
@@ -306,7 +312,9 @@ export class PostgresStore implements MemoryStore {
   constructor(
     private readonly pool: Pool,
     private readonly log?: ServiceLog,
-  ) {}
+  ) {
+    this.webhooks = createWebhookStore(postgresRunner(pool));
+  }
 
   /** Applies pending migrations on a dedicated connection (several processes may start at once). */
   async migrate(): Promise<number[]> {
@@ -314,7 +322,7 @@ export class PostgresStore implements MemoryStore {
     const onError = () => {};
     client.on("error", onError);
     try {
-      const applied = await migrate(client);
+      const applied = await withoutBounds(client, () => migrate(client));
       if (applied.length > 0) this.log?.info("postgres schema migrated", { versions: applied });
       return applied;
     } finally {
@@ -350,6 +358,8 @@ export class PostgresStore implements MemoryStore {
   }
 
   private readonly db: Queryable = { query: (sql, params) => this.q(sql, params) };
+
+  readonly webhooks;
 
   // Workspaces
 
@@ -411,6 +421,26 @@ export class PostgresStore implements MemoryStore {
     return (rowCount ?? 0) > 0;
   }
 
+  async getKey(keyId: number): Promise<{ workspaceId: number; revokedAt: number | null } | null> {
+    const { rows } = await this.q<{ workspace_id: number; revoked_at: number | null }>(
+      "SELECT workspace_id, revoked_at FROM api_keys WHERE id = $1",
+      [keyId],
+    );
+    return rows[0] ? { workspaceId: rows[0].workspace_id, revokedAt: rows[0].revoked_at } : null;
+  }
+
+  async listKeys(workspaceId: number): Promise<ApiKeyRecord[]> {
+    const { rows } = await this.q<ApiKeyRecord>(
+      "SELECT id, prefix, created_at, last_used_at, revoked_at FROM api_keys WHERE workspace_id = $1 ORDER BY created_at, id",
+      [workspaceId],
+    );
+    return rows;
+  }
+
+  async markKeyUsed(keyId: number, nowMs: number, notBeforeMs: number): Promise<void> {
+    await this.q("UPDATE api_keys SET last_used_at = $2 WHERE id = $1 AND coalesce(last_used_at, 0) < $3", [keyId, nowMs, notBeforeMs]);
+  }
+
   // Memories
 
   vectorsSince(workspaceId: number, sinceRev: number, limit?: number): Promise<VectorRecord[]> {
@@ -421,17 +451,9 @@ export class PostgresStore implements MemoryStore {
     return vectorsOf(this.db, workspaceId, ids);
   }
 
-  deletionsSince(workspaceId: number, sinceRev: number): Promise<DeletionRecord[]> {
-    return deletionsSince(this.db, workspaceId, sinceRev);
-  }
-
   async searchText(workspaceId: number, terms: readonly string[], limit: number): Promise<LexicalMatch[]> {
     if (terms.length === 0 || limit <= 0) return [];
     return run<LexicalMatch>(this.db, lexicalSearchStatement("postgres", workspaceId, terms, limit));
-  }
-
-  deleteMemories(workspaceId: number, ids: readonly number[]): Promise<number[]> {
-    return this.writeInWorkspace(workspaceId, (tx) => tx.deleteMemories(ids));
   }
 
   async recentWorkspaces(limit: number): Promise<number[]> {
@@ -499,6 +521,32 @@ export class PostgresStore implements MemoryStore {
     });
   }
 
+  recordReads(batches: readonly ReadsBatch[]): Promise<void> {
+    const touched = batches.flatMap((b) => b.touched.map((t) => ({ ...t, workspaceId: b.workspaceId }))).sort((a, b) => a.id - b.id);
+    const reads = batches.flatMap((b) => b.readsAtMs.map((at) => [b.workspaceId, at] as const));
+    return this.transaction(async (client) => {
+      await client.query("SET LOCAL synchronous_commit = off");
+      if (touched.length > 0) {
+        // Rows locked in id order, so two processes flushing overlapping batches cannot deadlock.
+        await client.query(
+          `WITH t AS (SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::int[], $4::bigint[]) AS t(workspace_id, id, n, at)),
+                locked AS (SELECT m.id FROM memories m JOIN t USING (id, workspace_id) ORDER BY m.id FOR UPDATE OF m)
+           UPDATE memories m SET access_count = m.access_count + t.n,
+                                 last_accessed_at = GREATEST(COALESCE(m.last_accessed_at, 0), t.at)
+             FROM t WHERE m.id = t.id AND m.workspace_id = t.workspace_id AND m.id IN (SELECT id FROM locked)`,
+          [touched.map((t) => t.workspaceId), touched.map((t) => t.id), touched.map((t) => t.count), touched.map((t) => t.lastAtMs)],
+        );
+      }
+      if (reads.length > 0) {
+        await client.query(
+          `INSERT INTO usage_events (workspace_id, kind, memory_id, created_at)
+           SELECT w, 'read', NULL, at FROM unnest($1::bigint[], $2::bigint[]) AS r(w, at)`,
+          [reads.map((r) => r[0]), reads.map((r) => r[1])],
+        );
+      }
+    });
+  }
+
   async memoriesNotEmbeddedBy(embedderId: string, limit: number, workspaceId?: number, fromPrefix = ""): Promise<MemoryRecord[]> {
     const params: unknown[] = [embedderId, limit, likePrefix(fromPrefix)];
     let where = "embedder_id <> $1 AND embedder_id LIKE $3 ESCAPE '\\'";
@@ -511,6 +559,35 @@ export class PostgresStore implements MemoryStore {
       params,
     );
     return rows.map(toMemory);
+  }
+
+  deleteMemories(workspaceId: number, ids: readonly number[]): Promise<number[]> {
+    return this.transaction(async (client) => {
+      await client.query(WORKSPACE_LOCK_SQL, [workspaceId]);
+      const nowMs = Date.now();
+      // One rev per forgotten memory, above every rev handed out so far (computed before the rows go), in id order.
+      const { rows } = await client.query<{ id: number }>(
+        `WITH gone AS (
+           DELETE FROM memories WHERE workspace_id = $1 AND id = ANY($2::bigint[]) RETURNING id
+         ), numbered AS (
+           SELECT id, ${nextRev("$1")} - 1 + row_number() OVER (ORDER BY id) AS rev FROM gone
+         ), tombstones AS (
+           INSERT INTO memory_tombstones (workspace_id, rev, memory_id, deleted_at) SELECT $1, rev, id, $3 FROM numbered
+         ), usage AS (
+           INSERT INTO usage_events (workspace_id, kind, memory_id, created_at) SELECT $1, 'delete', id, $3 FROM gone
+         )
+         SELECT id FROM gone ORDER BY id`,
+        [workspaceId, [...new Set(ids)], nowMs],
+      );
+      const deleted = rows.map((r) => Number(r.id));
+      if (deleted.length > 0) {
+        await client.query(
+          "DELETE FROM idempotency_keys WHERE workspace_id = $1 AND (response::json->>'memory_id')::bigint = ANY($2::bigint[])",
+          [workspaceId, deleted],
+        );
+      }
+      return deleted;
+    });
   }
 
   writeInWorkspace<T>(workspaceId: number, fn: (tx: WorkspaceTx) => Promise<T>): Promise<T> {
@@ -564,8 +641,16 @@ export class PostgresStore implements MemoryStore {
       [workspaceId],
     );
     const counts = { write: 0, read: 0 };
-    for (const r of rows) counts[r.kind] = r.n;
+    for (const r of rows) if (r.kind === "write" || r.kind === "read") counts[r.kind] = r.n;
     return counts;
+  }
+
+  async usagePerDay(workspaceId: number): Promise<UsageDay[]> {
+    return readUsagePerDay((await this.q<Record<string, unknown>>(USAGE_PER_DAY_SQL, [workspaceId])).rows);
+  }
+
+  async usageBetween(workspaceId: number, fromMs: number, toMs: number): Promise<{ write: number; read: number }> {
+    return readUsageBetween((await this.q<Record<string, unknown>>(USAGE_BETWEEN_SQL, [workspaceId, fromMs, toMs])).rows);
   }
 
   // Rate limit

@@ -83,46 +83,6 @@ export const LIST_WORKSPACES_SQL =
   "(SELECT count(*) FROM api_keys k WHERE k.workspace_id = w.id AND k.revoked_at IS NULL) AS live_keys " +
   "FROM workspaces w ORDER BY w.created_at, w.id";
 
-/**
- * The workspace's next rev: above every memory's and every deletion's (a deleted memory's rev must never be handed
- * out again, or a cache that saw it would skip the next write). `ws` is the placeholder holding the workspace id;
- * PostgreSQL may repeat it, SQLite is given the id twice by the caller (`wsAgain`).
- */
-export function nextRevSql(ws: string, wsAgain = ws): string {
-  return (
-    `(SELECT max(r) + 1 FROM (SELECT coalesce(max(rev), 0) AS r FROM memories WHERE workspace_id = ${ws} ` +
-    `UNION ALL SELECT coalesce(max(rev), 0) FROM memory_deletions WHERE workspace_id = ${wsAgain}) AS revs)`
-  );
-}
-
-/**
- * Forgetting `ids` (those of them the workspace holds: `existing` finds them), in this order inside the workspace's
- * write transaction: a deletion rev per memory (so other processes' vector caches drop it), every idempotent answer
- * that names one, the vectors (SQLite keeps them in a table of their own), then the rows; the lexical entries go with
- * the rows (a trigger on SQLite, a generated column on PostgreSQL).
- */
-export function deleteMemoriesStatements(dialect: Dialect, workspaceId: number, ids: readonly number[], rev: number) {
-  // `ws()` adds the workspace id where it appears (SQLite's `?` are positional).
-  const each = (build: (p: Params, ws: () => string) => string): Statement => {
-    const p = new Params(dialect);
-    return p.statement(build(p, () => p.add(workspaceId)));
-  };
-  const answerNames = (p: Params, field: string) =>
-    dialect === "sqlite" ? p.idIn(`json_extract(response, '$.${field}')`, ids) : p.idIn(`(response::json #>> '{${field.replace(".", ",")}}')::bigint`, ids);
-  const idempotency = dialect === "sqlite" ? "idempotency" : "idempotency_keys";
-  return {
-    existing: each((p, ws) => `SELECT id FROM memories WHERE workspace_id = ${ws()} AND ${p.idIn("id", ids)} ORDER BY id`),
-    steps: [
-      each((p, ws) => `INSERT INTO memory_deletions (workspace_id, memory_id, rev) SELECT workspace_id, id, ${p.add(rev)} FROM memories WHERE workspace_id = ${ws()} AND ${p.idIn("id", ids)}`),
-      each((p, ws) => `DELETE FROM ${idempotency} WHERE workspace_id = ${ws()} AND (${answerNames(p, "memory_id")} OR ${answerNames(p, "dedup.existing_id")})`),
-      ...(dialect === "sqlite"
-        ? [each((p, ws) => `DELETE FROM memory_vectors WHERE memory_id IN (SELECT id FROM memories WHERE workspace_id = ${ws()} AND ${p.idIn("id", ids)})`)]
-        : []),
-      each((p, ws) => `DELETE FROM memories WHERE workspace_id = ${ws()} AND ${p.idIn("id", ids)}`),
-    ],
-  };
-}
-
 /** PostgreSQL's lexical search reads at most this many memories per query word (./shared-sql.ts lexicalSearchStatement). */
 export const POSTINGS_PER_TERM = 1_000;
 
@@ -159,13 +119,5 @@ export function lexicalSearchStatement(dialect: Dialect, workspaceId: number, te
      SELECT hits.id, CAST(sum(ln(1 + (total.n - df.n + 0.5) / (df.n + 0.5))) AS double precision) AS score
        FROM hits JOIN df USING (t) CROSS JOIN total
       GROUP BY hits.id ORDER BY score DESC, hits.id LIMIT ${p.add(limit)}`,
-  );
-}
-
-/** Deletion revs above `sinceRev` (what a vector cache must drop), in rev order. */
-export function deletionsSinceStatement(dialect: Dialect, workspaceId: number, sinceRev: number): Statement {
-  const p = new Params(dialect);
-  return p.statement(
-    `SELECT memory_id AS id, rev FROM memory_deletions WHERE workspace_id = ${p.add(workspaceId)} AND rev > ${p.add(sinceRev)} ORDER BY rev, memory_id`,
   );
 }

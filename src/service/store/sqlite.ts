@@ -7,35 +7,47 @@ import { closeSync, mkdirSync, openSync } from "node:fs";
 import { dirname } from "node:path";
 import type BetterSqlite3 from "better-sqlite3";
 import { ServiceError, type RateDecision, type Workspace } from "../types.js";
-import type {
-  HealthCounts,
-  IdempotencyRecord,
-  LexicalMatch,
-  MemoryPatch,
-  MemoryRecord,
-  MemoryStore,
-  NewMemory,
-  NewKey,
-  UsageKind,
-  VectorRecord,
-  WorkspaceTx,
+import {
+  FORGOTTEN_EMBEDDER,
+  type ApiKeyRecord,
+  type HealthCounts,
+  type IdempotencyRecord,
+  type MemoryPatch,
+  type MemoryRecord,
+  type MemoryStore,
+  type NewMemory,
+  type NewKey,
+  type ReadsBatch,
+  type UsageKind,
+  type LexicalMatch,
+  type VectorRecord,
+  type WorkspaceTx,
 } from "./types.js";
-import { likePrefix, toMemory, toWorkspace, type MemoryRow, type WorkspaceRow } from "./rows.js";
-import { createTokenBuckets } from "./token-bucket.js";
-import { readBrowse, readStats } from "./dashboard-sql.js";
 import {
   LIST_WORKSPACES_SQL,
   MEMORY_COLUMNS,
   bytesToVector,
-  deleteMemoriesStatements,
-  deletionsSinceStatement,
   healthCountsStatement,
   lexicalSearchStatement,
   listMemoriesStatement,
-  nextRevSql,
   vectorToBytes,
-  type Statement,
 } from "./shared-sql.js";
+import { likePrefix, toMemory, toWorkspace, type MemoryRow, type WorkspaceRow } from "./rows.js";
+import { createTokenBuckets } from "./token-bucket.js";
+import { SQLITE_WEBHOOKS_MIGRATION } from "../webhooks/schema.js";
+import { sqliteRunner } from "../webhooks/sql.js";
+import { createWebhookStore } from "../webhooks/store.js";
+import {
+  readBrowse,
+  readStats,
+  readUsageBetween,
+  readUsagePerDay,
+  USAGE_BETWEEN_SQL,
+  USAGE_PER_DAY_SQL,
+  type Statement,
+} from "./dashboard-sql.js";
+import { guardStoreFile } from "./sqlite-file.js";
+import { MEMORY_ID_ATTEMPTS, newMemoryId } from "./memory-ids.js";
 
 type Db = BetterSqlite3.Database;
 
@@ -168,12 +180,11 @@ const INTEGER_IDS = `
 `;
 
 /**
- * The store's own full-text index of memory texts (FTS5, ranked with bm25()), kept in step by triggers, so a stored,
- * merged, re-embedded or forgotten memory is searchable (or gone) in the same transaction. Contentless with
- * contentless_delete: the text lives once, in `memories`; the index keeps only its tokens, and `workspace` (the token
- * `w<id>`) files each memory under its workspace. unicode61 with diacritics folded: words, names and numbers of any
- * script match as written, no stemming. `memory_deletions` records a rev per forgotten memory, so the vector caches
- * of every process drop it (./types.ts).
+ * The store's own full-text index of memory texts (FTS5), kept in step by triggers, so a stored, merged, re-embedded
+ * or forgotten memory is searchable (or gone) in the same transaction. Contentless with contentless_delete: the text
+ * lives once, in `memories`; the index keeps only its tokens, and `workspace` (the token `w<id>`) files each memory
+ * under its workspace. unicode61 with diacritics folded: words, names and numbers of any script match as written, no
+ * stemming. Ranked in ./shared-sql.ts (lexicalSearchStatement).
  */
 const LEXICAL_INDEX = `
   CREATE VIRTUAL TABLE memory_text USING fts5(
@@ -190,12 +201,34 @@ const LEXICAL_INDEX = `
   CREATE TRIGGER memory_text_delete AFTER DELETE ON memories BEGIN
     DELETE FROM memory_text WHERE rowid = old.id;
   END;
-  CREATE TABLE memory_deletions (
+`;
+
+/**
+ * A forgotten memory leaves only its id and the rev of its forgetting (never its text): readers apply it like any
+ * other change, and revs stay strictly increasing after the highest-rev memory is forgotten. usage_events is rebuilt
+ * because SQLite cannot widen a CHECK constraint in place.
+ */
+const FORGETTING_AND_KEY_USE = `
+  CREATE TABLE memory_tombstones (
     workspace_id INTEGER NOT NULL REFERENCES workspaces(id),
-    memory_id INTEGER PRIMARY KEY,
-    rev INTEGER NOT NULL
+    rev INTEGER NOT NULL,
+    memory_id INTEGER NOT NULL,
+    deleted_at INTEGER NOT NULL,
+    PRIMARY KEY (workspace_id, rev)
+  ) WITHOUT ROWID;
+  ALTER TABLE api_keys ADD COLUMN last_used_at INTEGER;
+  CREATE TABLE usage_events_v3 (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    workspace_id INTEGER NOT NULL REFERENCES workspaces(id),
+    kind TEXT NOT NULL CHECK (kind IN ('write','read','delete')),
+    memory_id INTEGER,
+    created_at INTEGER NOT NULL
   );
-  CREATE INDEX memory_deletions_rev ON memory_deletions(workspace_id, rev);
+  INSERT INTO usage_events_v3 (id, workspace_id, kind, memory_id, created_at)
+    SELECT id, workspace_id, kind, memory_id, created_at FROM usage_events;
+  DROP TABLE usage_events;
+  ALTER TABLE usage_events_v3 RENAME TO usage_events;
+  CREATE INDEX usage_events_workspace ON usage_events(workspace_id, kind, created_at);
 `;
 
 /**
@@ -264,9 +297,28 @@ const MIGRATIONS: string[] = [
   `,
   // 2: integer ids assigned by the store.
   INTEGER_IDS,
-  // 3: the lexical index and deletion revs (issue 18).
+  // 3: webhook endpoints, the event outbox, deliveries, and the triggers that write lifecycle events.
+  SQLITE_WEBHOOKS_MIGRATION,
+  // 4: forgetting (a tombstone per forgotten memory, so every process's vector cache drops it; "delete" usage events)
+  // and keys' last use.
+  FORGETTING_AND_KEY_USE,
+  // 5: expiring idempotency keys by age without scanning all of the workspace's keys on every store (as PostgreSQL's).
+  "CREATE INDEX idempotency_age ON idempotency(workspace_id, created_at);",
+  // 6: the lexical index (issue 18).
   LEXICAL_INDEX,
 ];
+
+/** The schema version a current store is at (PRAGMA user_version after migrating). */
+export const SQLITE_SCHEMA_VERSION = MIGRATIONS.length;
+
+/** A workspace's vectors (@ws) with rev > @since, and its tombstones as rows without a vector (./types.ts). */
+const VECTORS_AND_TOMBSTONES =
+  "SELECT m.id, m.rev, m.embedder_id, v.vector FROM memories m JOIN memory_vectors v ON v.memory_id = m.id " +
+  "WHERE m.workspace_id = @ws AND m.rev > @since " +
+  `UNION ALL SELECT memory_id, rev, '${FORGOTTEN_EMBEDDER}', NULL FROM memory_tombstones WHERE workspace_id = @ws AND rev > @since`;
+
+
+
 
 /** The integer id SQLite assigned to the row just inserted. */
 function rowId(result: BetterSqlite3.RunResult): number {
@@ -322,9 +374,11 @@ export function openSqliteStore(path: string): MemoryStore {
     closeSync(openSync(path, "a", 0o600));
   }
   const db: Db = new Database(path, { timeout: BUSY_TIMEOUT_MS });
+  const file = guardStoreFile(path);
   db.pragma("journal_mode = WAL");
   db.pragma("synchronous = NORMAL");
   db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+  // Retrieve reads scattered rows: keep pages in memory rather than one system call per page.
   // Retrieve reads a few scattered rows (candidates' records and float vectors) and lexical postings: a 32 MB page
   // cache holds them. No mmap: loading an index reads every vector once, and mapped pages would stay resident.
   db.pragma("cache_size = -32768");
@@ -335,7 +389,6 @@ export function openSqliteStore(path: string): MemoryStore {
     throw asBusyError(err);
   }
 
-  const prepared = (statement: Statement) => db.prepare(statement.sql);
   const q = {
     insertWorkspace: db.prepare(
       "INSERT INTO workspaces (name, plan, billing_cycle, status, created_at) VALUES (@name, @plan, @billing_cycle, @status, @created_at)",
@@ -352,30 +405,40 @@ export function openSqliteStore(path: string): MemoryStore {
         "WHERE k.key_hash = ? AND k.revoked_at IS NULL",
     ),
     revokeKey: db.prepare("UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL"),
-    vectorsSince: db.prepare(
-      "SELECT m.id, m.rev, m.embedder_id, v.vector FROM memories m JOIN memory_vectors v ON v.memory_id = m.id " +
-        "WHERE m.workspace_id = ? AND m.rev > ? ORDER BY m.rev",
-    ).raw(), // rows as arrays: building the index reads every vector of a workspace
-    vectorsSincePage: db.prepare(
-      "SELECT m.id, m.rev, m.embedder_id, v.vector FROM memories m JOIN memory_vectors v ON v.memory_id = m.id " +
-        "WHERE m.workspace_id = ? AND m.rev > ? ORDER BY m.rev LIMIT ?",
-    ).raw(),
+    getKey: db.prepare("SELECT workspace_id, revoked_at FROM api_keys WHERE id = ?"),
+    vectorsSince: db.prepare(`${VECTORS_AND_TOMBSTONES} ORDER BY rev`).raw(), // rows as arrays: an index build reads every vector
+    vectorsSincePage: db.prepare(`${VECTORS_AND_TOMBSTONES} ORDER BY rev LIMIT @limit`).raw(),
     recentWorkspaces: db.prepare("SELECT workspace_id FROM memories GROUP BY workspace_id ORDER BY max(updated_at) DESC LIMIT ?").pluck(),
     insertVector: db.prepare("INSERT INTO memory_vectors (memory_id, vector) VALUES (?, ?)"),
     updateVector: db.prepare("UPDATE memory_vectors SET vector = ? WHERE memory_id = ?"),
     getMemory: db.prepare(`SELECT ${MEMORY_COLUMNS} FROM memories WHERE id = ? AND +workspace_id = ?`),
-    listMemories: prepared(listMemoriesStatement("sqlite", 0)),
-    countMemories: db.prepare("SELECT count(*) AS n FROM memories WHERE workspace_id = ?"),
-    nextRev: db.prepare(`SELECT ${nextRevSql("?")} AS rev`).pluck(),
-    deletionsSince: prepared(deletionsSinceStatement("sqlite", 0, 0)),
+    listMemories: db.prepare(listMemoriesStatement("sqlite", 0).sql),
     // Float rows for re-scoring the vector screen's few candidates (the cache keeps only int8 codes).
     vectorsOf: db.prepare(
       "SELECT m.id, m.rev, m.embedder_id, v.vector FROM memories m JOIN memory_vectors v ON v.memory_id = m.id " +
         "WHERE +m.workspace_id = ? AND m.id IN (SELECT value FROM json_each(?))",
     ).raw(),
+    countMemories: db.prepare("SELECT count(*) AS n FROM memories WHERE workspace_id = ?"),
+    // Forgotten memories' revs count too: a rev is never handed out twice, even after the newest memory is forgotten.
+    maxRev: db.prepare(
+      "SELECT max(coalesce((SELECT max(rev) FROM memories WHERE workspace_id = @ws), 0), " +
+        "coalesce((SELECT max(rev) FROM memory_tombstones WHERE workspace_id = @ws), 0)) AS rev",
+    ),
+    deleteVector: db.prepare("DELETE FROM memory_vectors WHERE memory_id = ?"),
+    deleteMemory: db.prepare("DELETE FROM memories WHERE id = ? AND +workspace_id = ?"),
+    insertTombstone: db.prepare("INSERT INTO memory_tombstones (workspace_id, rev, memory_id, deleted_at) VALUES (?, ?, ?, ?)"),
+    forgetIdempotency: db.prepare(
+      "DELETE FROM idempotency WHERE workspace_id = ? AND json_extract(response, '$.memory_id') IN (SELECT value FROM json_each(?))",
+    ),
+    listKeys: db.prepare(
+      "SELECT id, prefix, created_at, last_used_at, revoked_at FROM api_keys WHERE workspace_id = ? ORDER BY created_at, id",
+    ),
+    markKeyUsed: db.prepare("UPDATE api_keys SET last_used_at = ? WHERE id = ? AND coalesce(last_used_at, 0) < ?"),
+    usagePerDay: db.prepare(USAGE_PER_DAY_SQL.replace("$1", "?")),
+    usageBetween: db.prepare(USAGE_BETWEEN_SQL.replace(/\$\d/g, "?")),
     insertMemory: db.prepare(
-      "INSERT INTO memories (workspace_id, text, meta, embedder_id, importance, temporal_type, valid_until, " +
-        "categories, created_at, updated_at, last_accessed_at, access_count, rev) VALUES (@workspace_id, @text, " +
+      "INSERT INTO memories (id, workspace_id, text, meta, embedder_id, importance, temporal_type, valid_until, " +
+        "categories, created_at, updated_at, last_accessed_at, access_count, rev) VALUES (@id, @workspace_id, @text, " +
         "@meta, @embedder_id, @importance, @temporal_type, @valid_until, @categories, @created_at, @created_at, " +
         "NULL, 0, @rev)",
     ),
@@ -394,7 +457,9 @@ export function openSqliteStore(path: string): MemoryStore {
     ),
     expireIdempotency: db.prepare("DELETE FROM idempotency WHERE workspace_id = ? AND created_at < ?"),
     recordUsage: db.prepare("INSERT INTO usage_events (workspace_id, kind, memory_id, created_at) VALUES (?, ?, ?, ?)"),
-    usageCounts: db.prepare("SELECT kind, count(*) AS n FROM usage_events WHERE workspace_id = ? GROUP BY kind"),
+    usageCounts: db.prepare(
+      "SELECT kind, count(*) AS n FROM usage_events WHERE workspace_id = ? AND kind IN ('write', 'read') GROUP BY kind",
+    ),
     probe: db.prepare("INSERT INTO probe (id, at) VALUES (1, ?) ON CONFLICT(id) DO UPDATE SET at = excluded.at"),
     readProbe: db.prepare("SELECT at FROM probe WHERE id = 1"),
     // Id lists travel as one JSON array parameter, so each statement is prepared once. `+workspace_id` keeps the
@@ -408,14 +473,40 @@ export function openSqliteStore(path: string): MemoryStore {
     ),
   };
 
+  const touchCounted = db.prepare(
+    "UPDATE memories SET access_count = access_count + ?, last_accessed_at = max(coalesce(last_accessed_at, 0), ?) " +
+      "WHERE id = ? AND +workspace_id = ?",
+  );
+  const recordReads = db.transaction((batches: readonly ReadsBatch[]) => {
+    for (const { workspaceId, touched, readsAtMs } of batches) {
+      for (const t of touched) touchCounted.run(t.count, t.lastAtMs, t.id, workspaceId);
+      for (const at of readsAtMs) q.recordUsage.run(workspaceId, "read", null, at);
+    }
+  });
+
   const recordRead = db.transaction((workspaceId: number, ids: readonly number[], nowMs: number) => {
     if (ids.length > 0) q.touchMemories.run(nowMs, workspaceId, JSON.stringify(ids));
     q.recordUsage.run(workspaceId, "read", null, nowMs);
   });
 
+  const forget = db.transaction((workspaceId: number, ids: readonly number[], nowMs: number) => {
+    const deleted: number[] = [];
+    for (const id of new Set(ids)) {
+      if (!getMemory(workspaceId, id)) continue;
+      // The rev is taken before the row goes: the forgotten memory may hold the workspace's highest rev.
+      const rev = (q.maxRev.get({ ws: workspaceId }) as { rev: number }).rev + 1;
+      q.deleteVector.run(id);
+      q.deleteMemory.run(id, workspaceId);
+      q.insertTombstone.run(workspaceId, rev, id, nowMs);
+      q.recordUsage.run(workspaceId, "delete", id, nowMs);
+      deleted.push(id);
+    }
+    if (deleted.length > 0) q.forgetIdempotency.run(workspaceId, JSON.stringify(deleted));
+    return deleted;
+  });
+
   // The dashboard's statements vary with its filters; they are few and a person waits on each, so prepared per call.
-  const readAllSync = ({ sql, params }: Statement) => db.prepare(sql).all(...params) as Record<string, unknown>[];
-  const readAll = async (statement: Statement) => readAllSync(statement);
+  const readAll = async ({ sql, params }: Statement) => db.prepare(sql).all(...params) as Record<string, unknown>[];
 
   const buckets = createTokenBuckets();
   // One connection per process: a write transaction must not interleave with another on it.
@@ -423,36 +514,26 @@ export function openSqliteStore(path: string): MemoryStore {
   let closed = false;
 
   function readVectors(workspaceId: number, sinceRev: number, limit?: number): VectorRecord[] {
-    return toVectors(limit === undefined ? q.vectorsSince.all(workspaceId, sinceRev) : q.vectorsSincePage.all(workspaceId, sinceRev, limit));
-  }
-
-  function toVectors(rows: unknown[]): VectorRecord[] {
-    return (rows as [id: number, rev: number, embedder_id: string, vector: Buffer][]).map(([id, rev, embedder_id, vector]) => ({
+    const found =
+      limit === undefined
+        ? q.vectorsSince.all({ ws: workspaceId, since: sinceRev })
+        : q.vectorsSincePage.all({ ws: workspaceId, since: sinceRev, limit });
+    const rows = found as [id: number, rev: number, embedder_id: string, vector: Buffer | null][];
+    return rows.map(([id, rev, embedder_id, vector]) => ({
       id,
       rev,
       embedder_id,
-      vector: bytesToVector(vector, { own: true }),
+      vector: vector === null ? new Float32Array(0) : bytesToVector(vector, { own: true }),
     }));
   }
 
   function vectorsOf(workspaceId: number, ids: readonly number[]): VectorRecord[] {
-    return ids.length === 0 ? [] : toVectors(q.vectorsOf.all(workspaceId, JSON.stringify(ids)));
-  }
-
-  function deletionsSince(workspaceId: number, sinceRev: number): { id: number; rev: number }[] {
-    return q.deletionsSince.all(workspaceId, sinceRev) as { id: number; rev: number }[];
-  }
-
-  /** Inside the write transaction: the ids of `ids` the workspace held, now forgotten everywhere. */
-  function deleteIn(workspaceId: number, ids: readonly number[]): number[] {
     if (ids.length === 0) return [];
-    const rev = q.nextRev.get(workspaceId, workspaceId) as number;
-    const { existing, steps } = deleteMemoriesStatements("sqlite", workspaceId, ids, rev);
-    const found = readAllSync(existing).map((r) => Number(r.id));
-    if (found.length === 0) return [];
-    for (const step of steps) db.prepare(step.sql).run(...step.params);
-    return found;
+    const rows = q.vectorsOf.all(workspaceId, JSON.stringify(ids)) as [id: number, rev: number, embedder_id: string, vector: Buffer][];
+    return rows.map(([id, rev, embedder_id, vector]) => ({ id, rev, embedder_id, vector: bytesToVector(vector, { own: true }) }));
   }
+
+  const readAllNow = ({ sql, params }: Statement) => db.prepare(sql).all(...params) as Record<string, unknown>[];
 
   function getMemory(workspaceId: number, id: number): MemoryRecord | null {
     const row = q.getMemory.get(id, workspaceId) as MemoryRow | undefined;
@@ -471,14 +552,23 @@ export function openSqliteStore(path: string): MemoryStore {
       workspaceId,
       vectorsSince: async (sinceRev) => readVectors(workspaceId, sinceRev),
       vectorsOf: async (ids) => vectorsOf(workspaceId, ids),
-      deletionsSince: async (sinceRev) => deletionsSince(workspaceId, sinceRev),
-      deleteMemories: async (ids) => deleteIn(workspaceId, ids),
       getMemory: async (id) => getMemory(workspaceId, id),
       async insertMemory(m: NewMemory) {
         if (m.workspace_id !== workspaceId) throw new Error("insertMemory: workspace mismatch");
-        const rev = q.nextRev.get(workspaceId, workspaceId) as number;
+        const rev = (q.maxRev.get({ ws: workspaceId }) as { rev: number }).rev + 1;
         const { vector, ...row } = m;
-        const id = rowId(q.insertMemory.run({ ...row, meta: JSON.stringify(m.meta), categories: JSON.stringify(m.categories), rev }));
+        const values = { ...row, meta: JSON.stringify(m.meta), categories: JSON.stringify(m.categories), rev };
+        let id = 0;
+        for (let attempt = 1; id === 0; attempt++) {
+          const candidate = newMemoryId();
+          try {
+            q.insertMemory.run({ ...values, id: candidate });
+            id = candidate;
+          } catch (err) {
+            // the id is taken: draw another (SQLite undoes only the failed statement)
+            if ((err as { code?: string }).code !== "SQLITE_CONSTRAINT_PRIMARYKEY" || attempt === MEMORY_ID_ATTEMPTS) throw err;
+          }
+        }
         q.insertVector.run(id, vectorToBytes(vector));
         return getMemory(workspaceId, id)!;
       },
@@ -491,7 +581,8 @@ export function openSqliteStore(path: string): MemoryStore {
           sets.push(`${field} = @${field}`);
           values[field] = field === "meta" || field === "categories" ? JSON.stringify(value) : value;
         }
-        values.rev = q.nextRev.get(workspaceId, workspaceId) as number;
+        const rev = (q.maxRev.get({ ws: workspaceId }) as { rev: number }).rev + 1;
+        values.rev = rev;
         sets.push("updated_at = @updated_at", "rev = @rev");
         // Only known columns reach here (MemoryPatch's keys), so the dynamic SET list is safe.
         const result = db
@@ -579,16 +670,24 @@ export function openSqliteStore(path: string): MemoryStore {
     async revokeKey(keyId, nowMs) {
       return q.revokeKey.run(nowMs, keyId).changes > 0;
     },
+    async getKey(keyId) {
+      const row = q.getKey.get(keyId) as { workspace_id: number; revoked_at: number | null } | undefined;
+      return row ? { workspaceId: row.workspace_id, revokedAt: row.revoked_at } : null;
+    },
+    async listKeys(workspaceId) {
+      return q.listKeys.all(workspaceId) as ApiKeyRecord[];
+    },
+    async markKeyUsed(keyId, nowMs, notBeforeMs) {
+      await serialize(async () => {
+        q.markKeyUsed.run(nowMs, keyId, notBeforeMs);
+      });
+    },
 
     vectorsSince: async (workspaceId, sinceRev, limit) => readVectors(workspaceId, sinceRev, limit),
     vectorsOf: async (workspaceId, ids) => vectorsOf(workspaceId, ids),
-    deletionsSince: async (workspaceId, sinceRev) => deletionsSince(workspaceId, sinceRev),
     async searchText(workspaceId, terms, limit) {
       if (terms.length === 0 || limit <= 0) return [];
-      return readAllSync(lexicalSearchStatement("sqlite", workspaceId, terms, limit)) as unknown as LexicalMatch[];
-    },
-    deleteMemories(workspaceId, ids) {
-      return serialize(() => runWrite(workspaceId, async () => deleteIn(workspaceId, ids)));
+      return readAllNow(lexicalSearchStatement("sqlite", workspaceId, terms, limit)) as unknown as LexicalMatch[];
     },
     recentWorkspaces: async (limit) => q.recentWorkspaces.all(limit) as number[],
     async getMemories(workspaceId, ids) {
@@ -602,7 +701,7 @@ export function openSqliteStore(path: string): MemoryStore {
       return (q.countMemories.get(workspaceId) as { n: number }).n;
     },
     async healthCounts(workspaceId, query) {
-      return readAllSync(healthCountsStatement("sqlite", workspaceId, query))[0] as unknown as HealthCounts;
+      return readAllNow(healthCountsStatement("sqlite", workspaceId, query))[0] as unknown as HealthCounts;
     },
     browseMemories: (workspaceId, filter, page) =>
       readBrowse("sqlite", workspaceId, filter, page, readAll, (row) => toMemory(row as unknown as MemoryRow)),
@@ -616,12 +715,26 @@ export function openSqliteStore(path: string): MemoryStore {
     async recordRead(workspaceId, ids, nowMs) {
       await serialize(async () => recordRead(workspaceId, ids, nowMs));
     },
+    async recordReads(batches) {
+      await serialize(async () => recordReads(batches));
+    },
     async memoriesNotEmbeddedBy(embedderId, limit, workspaceId, fromPrefix = "") {
       const like = likePrefix(fromPrefix);
       const rows = (
         workspaceId ? q.notEmbeddedByIn.all(embedderId, like, workspaceId, limit) : q.notEmbeddedBy.all(embedderId, like, limit)
       ) as MemoryRow[];
       return rows.map(toMemory);
+    },
+
+    deleteMemories(workspaceId, ids) {
+      return serialize(async () => {
+        if (closed) throw new ServiceError("store_unavailable", "The store is closed.");
+        try {
+          return forget.immediate(workspaceId, ids, Date.now());
+        } catch (err) {
+          throw asBusyError(err);
+        }
+      });
     },
 
     writeInWorkspace(workspaceId, fn) {
@@ -640,12 +753,18 @@ export function openSqliteStore(path: string): MemoryStore {
       for (const row of q.usageCounts.all(workspaceId) as { kind: UsageKind; n: number }[]) counts[row.kind] = row.n;
       return counts;
     },
+    usagePerDay: async (workspaceId) => readUsagePerDay(q.usagePerDay.all(workspaceId) as Record<string, unknown>[]),
+    usageBetween: async (workspaceId, fromMs, toMs) =>
+      readUsageBetween(q.usageBetween.all(workspaceId, fromMs, toMs) as Record<string, unknown>[]),
 
     async takeRateToken(keyId, rps, burst, nowMs): Promise<RateDecision> {
       return buckets.take(keyId, rps, burst, nowMs);
     },
 
+    webhooks: createWebhookStore(sqliteRunner(db, serialize)),
+
     async ping() {
+      if (!file.attached()) return false;
       try {
         await serialize(async () => {
           q.probe.run(Date.now());
@@ -665,7 +784,11 @@ export function openSqliteStore(path: string): MemoryStore {
 
   /** Runs one write at a time on this connection (other processes are serialized by SQLite itself). */
   function serialize<T>(fn: () => Promise<T>): Promise<T> {
-    const run = writeQueue.then(fn, fn);
+    const write = () => {
+      file.requireAttached(); // a write to a deleted file would be acknowledged and lost
+      return fn();
+    };
+    const run = writeQueue.then(write, write);
     writeQueue = run.catch(() => undefined);
     return run;
   }

@@ -5,13 +5,11 @@
 // Conventions every implementation follows:
 // - Timestamps are integer milliseconds since the epoch (UTC); the core renders them as ISO 8601 `Z`.
 // - Vectors are Float32Array (stored as raw little-endian float32 bytes: SQLite BLOB, PostgreSQL bytea).
-// - The SQL both stores run is written once, in ./shared-sql.ts (and ./dashboard-sql.ts), with dialect parameters.
+// - The SQL both stores run is written once where it can be, in ./shared-sql.ts and ./dashboard-sql.ts.
 // - `rev` is a per-workspace revision: strictly increasing within a workspace, assigned only inside
 //   `writeInWorkspace` (so, under the workspace's write lock) as max(rev of the workspace) + 1, and bumped on insert
 //   and on every update of a memory's text/vector/judgement (merge, re-embed). Readers cache vectors and ask for
 //   `rev > cachedMax`; because revs are assigned under the lock and committed in order, no row is ever missed.
-//   Forgetting a memory records a deletion with the next rev (`deletionsSince`), and revs are assigned above every
-//   deletion's too, so a cache drops forgotten memories and never skips a later write.
 //   Access statistics (touchMemories) do NOT bump rev.
 // - Implementations: `openSqliteStore(path): MemoryStore` (./sqlite.ts) and
 //   `openPostgresStore(databaseUrl: string, { log }): Promise<MemoryStore>` (./postgres.ts, loaded by ./open-store.ts).
@@ -19,6 +17,7 @@
 //   AUTOINCREMENT, PostgreSQL identity columns); stores written by 0.1.0 (text ids) are migrated on open.
 import type { TemporalType, WorkspaceStatus } from "../../contract/wire.js";
 import type { RateDecision, Workspace } from "../types.js";
+import type { WebhookStore } from "../webhooks/store.js";
 
 /** A memory as the store keeps it, without its vector. */
 export interface MemoryRecord {
@@ -39,7 +38,10 @@ export interface MemoryRecord {
   rev: number;
 }
 
-/** What the vector index caches per memory. */
+/**
+ * What the vector index caches per memory. A forgotten memory comes as a tombstone: FORGOTTEN_EMBEDDER and an empty
+ * vector, which the index applies by dropping the memory (it drops any row it cannot compare).
+ */
 export interface VectorRecord {
   id: number;
   rev: number;
@@ -47,11 +49,7 @@ export interface VectorRecord {
   vector: Float32Array;
 }
 
-/** A forgotten memory and the rev its deletion got: vector caches drop the id when they see the rev. */
-export interface DeletionRecord {
-  id: number;
-  rev: number;
-}
+export const FORGOTTEN_EMBEDDER = "";
 
 /** A memory the lexical index found: its score is the sum of the IDFs of the query words it holds (./shared-sql.ts). */
 export interface LexicalMatch {
@@ -87,6 +85,24 @@ export interface NewKey {
   created_at: number;
 }
 
+/** A key as the workspace's settings list it: never its hash. */
+export interface ApiKeyRecord {
+  id: number;
+  /** The key's first 11 characters (public). */
+  prefix: string;
+  created_at: number;
+  /** Recorded at most once per KEY_USE_RESOLUTION_MS per key and process; null when never used. */
+  last_used_at: number | null;
+  revoked_at: number | null;
+}
+
+/** One UTC day's billable usage events (days as ms since the epoch). */
+export interface UsageDay {
+  day: number;
+  write: number;
+  read: number;
+}
+
 export interface IdempotencyRecord {
   workspace_id: number;
   key: string;
@@ -98,6 +114,15 @@ export interface IdempotencyRecord {
 }
 
 export type UsageKind = "write" | "read";
+
+/** A workspace's retrievals gathered off the request path (src/service/bookkeeping.ts), written as one. */
+export interface ReadsBatch {
+  workspaceId: number;
+  /** Each memory returned: how many retrievals returned it, and the latest one's time. */
+  touched: readonly { id: number; count: number; lastAtMs: number }[];
+  /** One "read" usage event per retrieval, at its time. */
+  readsAtMs: readonly number[];
+}
 
 /** A workspace to insert; the store assigns its id. */
 export interface NewWorkspace {
@@ -173,10 +198,6 @@ export interface WorkspaceTx {
   vectorsSince(sinceRev: number): Promise<VectorRecord[]>;
   /** Float vectors of these memories (any order; unknown ids skipped): the exact re-scoring of a vector screen. */
   vectorsOf(ids: readonly number[]): Promise<VectorRecord[]>;
-  /** Deletions with rev > sinceRev, in rev order. */
-  deletionsSince(sinceRev: number): Promise<DeletionRecord[]>;
-  /** MemoryStore.deleteMemories inside this transaction. */
-  deleteMemories(ids: readonly number[]): Promise<number[]>;
   getMemory(id: number): Promise<MemoryRecord | null>;
   insertMemory(memory: NewMemory): Promise<MemoryRecord>;
   /** Applies the patch, bumps rev, sets updated_at = nowMs. Returns the updated record (null if absent). */
@@ -215,25 +236,23 @@ export interface MemoryStore {
   findKeyByHash(keyHash: string): Promise<{ keyId: number; prefix: string; keyHash: string; workspace: Workspace } | null>;
   /** Sets revoked_at; true when a live key was revoked. */
   revokeKey(keyId: number, nowMs: number): Promise<boolean>;
+  /** The key with this id, live or revoked (revokedAt null when live), or null when there is none. */
+  getKey(keyId: number): Promise<{ workspaceId: number; revokedAt: number | null } | null>;
+  /** The workspace's keys, revoked ones included, oldest first. */
+  listKeys(workspaceId: number): Promise<ApiKeyRecord[]>;
+  /** Sets last_used_at = nowMs unless it is already at or after `notBeforeMs` (one cheap indexed update). */
+  markKeyUsed(keyId: number, nowMs: number, notBeforeMs: number): Promise<void>;
 
   // Memories (reads outside the write lock)
   /** Same as WorkspaceTx.vectorsSince, outside any lock (sees committed rows); at most `limit` rows when given. */
   vectorsSince(workspaceId: number, sinceRev: number, limit?: number): Promise<VectorRecord[]>;
   /** Same as WorkspaceTx.vectorsOf, outside any lock. */
   vectorsOf(workspaceId: number, ids: readonly number[]): Promise<VectorRecord[]>;
-  /** Same as WorkspaceTx.deletionsSince, outside any lock. */
-  deletionsSince(workspaceId: number, sinceRev: number): Promise<DeletionRecord[]>;
   /**
    * The workspace's memories holding any of `terms` (lower-case words of letters and digits), best first by the
-   * store's lexical index (SQLite FTS5 bm25(), PostgreSQL full text over a tsvector), at most `limit`.
+   * store's lexical index (SQLite FTS5, PostgreSQL full text over a tsvector with a GIN index), at most `limit`.
    */
   searchText(workspaceId: number, terms: readonly string[], limit: number): Promise<LexicalMatch[]>;
-  /**
-   * Forgets these memories of the workspace (under its write lock): the row, its vector, its lexical entry and every
-   * idempotent answer that names it; a deletion rev per memory tells every process's vector cache. Returns the ids
-   * actually deleted (ascending; ids the workspace does not hold are skipped).
-   */
-  deleteMemories(workspaceId: number, ids: readonly number[]): Promise<number[]>;
   /** Ids of the workspaces holding memories, the most recently written first, at most `limit`. */
   recentWorkspaces(limit: number): Promise<number[]>;
   /** The records with these ids in this workspace (any order; unknown ids skipped). */
@@ -256,10 +275,23 @@ export interface MemoryStore {
    */
   recordRead(workspaceId: number, ids: readonly number[], nowMs: number): Promise<void>;
   /**
+   * Many retrievals' bookkeeping in one transaction (access_count + count, last_accessed_at = the later of the two,
+   * the usage events), with recordRead's durability. Does not bump rev.
+   */
+  recordReads(batches: readonly ReadsBatch[]): Promise<void>;
+  /**
    * Up to `limit` memories (oldest rev first) whose embedder_id differs from `embedderId` (re-embedding), only those
    * whose embedder_id starts with `fromPrefix` when given.
    */
   memoriesNotEmbeddedBy(embedderId: string, limit: number, workspaceId?: number, fromPrefix?: string): Promise<MemoryRecord[]>;
+
+  /**
+   * Forgets these memories of the workspace, under its write lock in one transaction: the row, its vector, the
+   * idempotent answers naming it, and a tombstone (id and rev only) that every process's vector cache applies through
+   * vectorsSince; records one "delete" usage event per memory (no text). Returns the ids actually deleted (unknown
+   * ids and other workspaces' memories are skipped).
+   */
+  deleteMemories(workspaceId: number, ids: readonly number[]): Promise<number[]>;
 
   /**
    * Runs `fn` in one transaction holding the workspace's write lock: SQLite `BEGIN IMMEDIATE` (which serializes
@@ -276,9 +308,16 @@ export interface MemoryStore {
   /** Records one event outside any write lock (reads). */
   recordUsage(workspaceId: number, kind: UsageKind, memoryId: number | null, nowMs: number): Promise<void>;
   usageCounts(workspaceId: number): Promise<{ write: number; read: number }>;
+  /** Billable events (writes and reads) per UTC day, oldest first; days without any are left out. */
+  usagePerDay(workspaceId: number): Promise<UsageDay[]>;
+  /** Billable events created in [fromMs, toMs). */
+  usageBetween(workspaceId: number, fromMs: number, toMs: number): Promise<{ write: number; read: number }>;
 
   // Rate limit: a token bucket per key (in-process on SQLite, shared across processes on PostgreSQL)
   takeRateToken(keyId: number, rps: number, burst: number, nowMs: number): Promise<RateDecision>;
+
+  /** Webhook endpoints, the event outbox and deliveries (../webhooks/store.ts), on this store's connection. */
+  readonly webhooks: WebhookStore;
 
   /** Reads and writes a probe row; false (never throws) when the store cannot. */
   ping(): Promise<boolean>;
