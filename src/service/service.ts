@@ -10,7 +10,8 @@ import type { Embedder, Judge } from "./models/types.js";
 import { runWritePipeline } from "./pipeline/index.js";
 import type { PiiVerdict } from "./pipeline/pii/types.js";
 import { retrieveMemories } from "./retrieval/retrieve.js";
-import { VectorIndexes } from "./retrieval/vector-index.js";
+import { comparableVector, derivedPrefix } from "./retrieval/derived-vectors.js";
+import { VECTOR_CACHE_MB_DEFAULT, VectorIndexes, storeSource } from "./retrieval/vector-index.js";
 import type { MemoryStore, NewKey, NewWorkspace } from "./store/types.js";
 import { isoSeconds } from "./time.js";
 import type { AdminService, AuthContext, MemoryService, ServiceLog, Workspace } from "./types.js";
@@ -22,6 +23,8 @@ export const DEFAULT_BILLING_CYCLE = "monthly";
 export const KEY_USE_RESOLUTION_MS = 60_000;
 /** Memories re-embedded per write transaction. */
 const REEMBED_BATCH = 64;
+/** Vectors rewritten per write transaction when they derive from the model's own (no model runs). */
+const DERIVE_BATCH = 500;
 
 export interface CoreDeps {
   store: MemoryStore;
@@ -42,7 +45,8 @@ function positiveNumber(raw: string | undefined, fallback: number): number {
 
 export function createService(deps: CoreDeps): MemoryService & AdminService {
   const { store, embedder, judge, log, now } = deps;
-  const indexes = new VectorIndexes(embedder.dimensions, embedder.id);
+  const cacheMb = positiveNumber(deps.env.BRAIN_VECTOR_CACHE_MB, VECTOR_CACHE_MB_DEFAULT);
+  const indexes = new VectorIndexes(embedder.dimensions, embedder.id, cacheMb * 1024 * 1024);
   const rps = positiveNumber(deps.env.BRAIN_RATE_LIMIT_RPS, RATE_LIMIT_RPS_DEFAULT);
   const burst = positiveNumber(deps.env.BRAIN_RATE_LIMIT_BURST, RATE_LIMIT_BURST_DEFAULT);
   const nowMs = () => now().getTime();
@@ -84,12 +88,39 @@ export function createService(deps: CoreDeps): MemoryService & AdminService {
 
   /** The workspace's vector index, caught up with the store (shared by concurrent readers). */
   const loadIndex = (workspaceId: number) =>
-    indexes.refreshShared(workspaceId, (since, limit) => store.vectorsSince(workspaceId, since, limit));
+    indexes.refreshShared(workspaceId, storeSource(store, workspaceId));
 
   async function requireWorkspace(id: number): Promise<Workspace> {
     const ws = await store.getWorkspace(id);
     if (!ws) throw new Error(`workspace ${id} does not exist`);
     return ws;
+  }
+
+  /** Rewrites every vector that derives from this model's own (./retrieval/derived-vectors.ts); returns how many. */
+  async function rewriteDerived(): Promise<number> {
+    let done = 0;
+    for (;;) {
+      const batch = await store.memoriesNotEmbeddedBy(embedder.id, DERIVE_BATCH, undefined, derivedPrefix(embedder.id));
+      if (batch.length === 0) return done;
+      const byWorkspace = new Map<number, number[]>();
+      for (const m of batch) byWorkspace.set(m.workspace_id, [...(byWorkspace.get(m.workspace_id) ?? []), m.id]);
+      let rewritten = 0;
+      for (const [workspaceId, ids] of byWorkspace) {
+        await store.writeInWorkspace(workspaceId, async (tx) => {
+          // Read inside the lock: a merge meanwhile gave a memory a vector of this model, which stays.
+          for (const row of await tx.vectorsOf(ids)) {
+            const vector = row.embedder_id === embedder.id ? null : comparableVector(row, embedder.id, embedder.dimensions);
+            if (!vector) continue;
+            await tx.updateMemory(row.id, { vector, embedder_id: embedder.id }, nowMs());
+            rewritten++;
+          }
+        });
+      }
+      // A vector with no usable block (all zero) is left to `admin reembed`, which runs the model.
+      if (rewritten === 0) return done;
+      done += rewritten;
+      log.info("rewrote vectors", { count: done, embedder: embedder.id });
+    }
   }
 
   /** SQLite's and PostgreSQL's unique-constraint failures. */
@@ -195,6 +226,13 @@ export function createService(deps: CoreDeps): MemoryService & AdminService {
         });
         const count = await service.reembed({ fromPrefix: RETIRED_EMBEDDER_PREFIX });
         log.warn("re-embedding done", { reembedded: count, embedder: embedder.id });
+      }
+      // 0.3.0's hybrid vectors hold this model's own: rewritten in place, no model run; recalled meanwhile all the same.
+      if (opts.reembed !== false && (await store.memoriesNotEmbeddedBy(embedder.id, 1, undefined, derivedPrefix(embedder.id))).length > 0) {
+        log.warn("rewriting, in the background, the vectors of the previous default (the model's block of each is kept; recall is unaffected)", {
+          embedder: embedder.id,
+        });
+        log.warn("rewriting done", { rewritten: await rewriteDerived(), embedder: embedder.id });
       }
       if ((await store.memoriesNotEmbeddedBy(embedder.id, 1)).length > 0) {
         log.warn("some memories were embedded by another model and cannot be recalled until re-embedded: run `brain-mcp admin reembed`", {

@@ -28,7 +28,9 @@ import { createOfflineEmbedder, offlineEmbedderKind } from "../../dist/service/m
 import { createWorkerEmbedder } from "../../dist/service/models/worker-embedder.js";
 import { WorkspaceIndex } from "../../dist/service/retrieval/vector-index.js";
 import { hybridScore } from "../../dist/service/retrieval/score.js";
-import { CANDIDATE_LIMIT, relevanceFloorFor } from "../../dist/service/retrieval/weights.js";
+import { FUSION, relevanceFloorFor } from "../../dist/service/retrieval/weights.js";
+
+const CANDIDATE_LIMIT = FUSION.denseDepth;
 import { healthCountsQuery } from "../../dist/service/health/index.js";
 
 const { values } = parseArgs({
@@ -166,6 +168,7 @@ async function breakdown(size) {
   const out = { load: load() };
   const [fetchMs, rows] = await timed(() => store.vectorsSince(workspaceId, 0));
   const index = new WorkspaceIndex(embedder.dimensions, embedder.id);
+  const floats = (ids) => store.vectorsOf(workspaceId, ids);
   const [applyMs] = await timed(() => index.apply(rows));
   out.indexFetchMs = fetchMs;
   out.indexApplyMs = applyMs;
@@ -176,20 +179,24 @@ async function breakdown(size) {
   let exactSame = 0;
   for (let i = 0; i < queries.length; i++) {
     const [embedMs, [qv]] = await timed(() => embedder.embed([queries[i]], "query"));
-    const [searchMs, matches] = await timed(() => index.search(qv, floor, CANDIDATE_LIMIT));
+    const [searchMs, matches] = await timed(() => index.search(qv, floor, CANDIDATE_LIMIT, floats));
     candidates.push(matches.length);
     if (i < 10) {
       // The int8 screen must give what a full float scan gives: same ids, same order.
-      const cos = index.cosines(qv);
-      const full = [...cos].map((c, s) => ({ s, c })).filter((x) => x.c >= floor).sort((a, b) => b.c - a.c || a.s - b.s).slice(0, CANDIDATE_LIMIT);
+      const full = rows
+        .map((r) => ({ id: r.id, c: r.vector.reduce((s, x, k) => s + x * qv[k], 0) }))
+        .filter((x) => x.c >= floor)
+        .sort((a, b) => b.c - a.c || a.id - b.id)
+        .slice(0, CANDIDATE_LIMIT);
       exactChecked++;
-      if (full.length === matches.length && full.every((x, k) => x.s === matches[k].slot)) exactSame++;
+      if (full.length === matches.length && full.every((x, k) => x.id === matches[k].id)) exactSame++;
     }
     const [recordsMs, records] = await timed(() => store.getMemories(workspaceId, matches.map((m) => m.id)));
     const nowMs = Date.now();
     const [scoreMs] = await timed(() => {
       const byId = new Map(records.map((r) => [r.id, r]));
-      const scored = matches.map((m) => ({ m, ...hybridScore({ ...byId.get(m.id), cosine: m.cosine }, { nowMs, floor, bestCosine: matches[0]?.cosine ?? 0 }) }));
+      const best = matches[0]?.cosine ?? 0;
+      const scored = matches.map((m) => ({ m, ...hybridScore({ ...byId.get(m.id), relevance: (m.cosine - floor) / (best - floor || 1) }, { nowMs, floor, bestCosine: best }) }));
       return scored.sort((a, b) => b.score - a.score).slice(0, 5);
     });
     const [touchMs] = await timed(async () => {
@@ -212,7 +219,7 @@ async function breakdown(size) {
     const [commitMs] = await timed(() =>
       store.writeInWorkspace(workspaceId, async (tx) => {
         index.apply(await tx.vectorsSince(index.maxRev));
-        index.nearest(vector);
+        await index.nearest(vector, (ids) => tx.vectorsOf(ids));
         const nowMs = Date.now();
         const { id } = await tx.insertMemory({
           workspace_id: workspaceId,
@@ -237,7 +244,7 @@ async function breakdown(size) {
   const nearest = [];
   for (const q of queries.slice(0, 50)) {
     const [qv] = await seeder.embed([q], "query");
-    nearest.push((await timed(() => index.nearest(qv)))[0]);
+    nearest.push((await timed(() => index.nearest(qv, floats)))[0]);
   }
   Object.assign(out, {
     retrieve: Object.fromEntries(Object.entries(parts).map(([k, v]) => [k, stats(v)])),

@@ -39,6 +39,26 @@ describe("ranking", () => {
     expect(got.memories[0]!.score).toBeGreaterThan(got.memories[1]!.score);
   });
 
+  it("a memory the store's lexical index finds joins the answer with its raw cosine, though below the floor", async () => {
+    const { auth } = await workspaceOf(service);
+    const near = await service.store(auth, { text: "grandma lives in sweden", meta: {} }, {});
+    const wordy = await service.store(
+      auth,
+      { text: "a long note about gardening painting cooking hiking swimming reading travelling singing dancing running and grandma", meta: {} },
+      {},
+    );
+    const got = await service.retrieve(auth, { query: "where does grandma live", top_k: 5, min_score: 0 });
+    expect(got.memories.map((m) => m.id)).toEqual([near.memory_id, wordy.memory_id]);
+    expect(got.memories[1]!.similarity).toBeLessThan(RELEVANCE_FLOOR);
+    expect(got.memories[1]!.similarity).toBeGreaterThan(0);
+  });
+
+  it("a query that shares a word with a memory but reaches no memory's floor returns nothing", async () => {
+    const { auth } = await workspaceOf(service);
+    await service.store(auth, { text: "a long note about gardening painting cooking hiking swimming reading travelling singing dancing running and grandma", meta: {} }, {});
+    expect(await service.retrieve(auth, { query: "grandma recipe for lemon drizzle cake tonight please", top_k: 5, min_score: 0 })).toEqual({ memories: [], count: 0 });
+  });
+
   it("a query unrelated to every memory returns nothing", async () => {
     const { auth } = await workspaceOf(service);
     await service.store(auth, { text: "the ci pipeline runs on github actions", meta: {} }, {});

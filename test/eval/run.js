@@ -14,7 +14,7 @@ import { startService, mapLimit } from "./service.js";
 import { firstRank, rankMeasures, microF1, ISO_SECOND_Z } from "./metrics.js";
 
 const set = (name) => JSON.parse(readFileSync(new URL(`./sets/${name}.json`, import.meta.url), "utf8"));
-const kinds = (process.env.EVAL_EMBEDDERS ?? "hybrid,semantic,lexical").split(",").map((s) => s.trim()).filter(Boolean);
+const kinds = (process.env.EVAL_EMBEDDERS ?? "semantic,hybrid,lexical").split(",").map((s) => s.trim()).filter(Boolean);
 const runPipeline = process.env.EVAL_PIPELINE !== "0";
 
 /** A min_score an agent might pass to keep only confident answers: the scores are read from the same responses. */

@@ -99,7 +99,7 @@ describe("the offline embedders", () => {
   });
 
   it("BRAIN_EMBEDDER chooses the embedder and rejects unknown names", () => {
-    expect(offlineEmbedderKind({})).toBe("hybrid");
+    expect(offlineEmbedderKind({})).toBe("semantic");
     expect(offlineEmbedderKind({ BRAIN_EMBEDDER: "Lexical" })).toBe("lexical");
     expect(() => offlineEmbedderKind({ BRAIN_EMBEDDER: "bert" })).toThrow(/hybrid, semantic or lexical/);
   });

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { join } from "node:path";
 import { countDuplicatePairs, listDuplicatePairs } from "../../src/service/health/duplicates.js";
 import { healthCountsQuery } from "../../src/service/health/index.js";
-import { VectorIndexes } from "../../src/service/retrieval/vector-index.js";
+import { VectorIndexes, storeSource } from "../../src/service/retrieval/vector-index.js";
 import { openSqliteStore } from "../../src/service/store/sqlite.js";
 import type { MemoryFilter, MemoryStore, NewMemory } from "../../src/service/store/types.js";
 import { DAY_MS } from "../../src/service/time.js";
@@ -176,7 +176,7 @@ for (const { name, skip, open } of STORES) {
         return rows;
       });
       const cached = new VectorIndexes(3, FIXTURE_EMBEDDER);
-      const index = await cached.refresh(ws, (since) => store.vectorsSince(ws, since));
+      const index = await cached.refresh(ws, storeSource(store, ws));
       expect(index.size).toBe(3);
       const newest = made[2]!; // the highest rev: its forgetting must not let the next write reuse it
 
@@ -187,8 +187,8 @@ for (const { name, skip, open } of STORES) {
       expect(await store.getIdempotency(ws, "k-last", 0)).toBeNull();
       expect(await store.getIdempotency(ws, "k-first", 0)).not.toBeNull();
       // a cache built before the forgetting drops it on its next refresh; one built after never sees it
-      expect((await cached.refresh(ws, (since) => store.vectorsSince(ws, since))).size).toBe(2);
-      const fresh = await new VectorIndexes(3, FIXTURE_EMBEDDER).refresh(ws, (since) => store.vectorsSince(ws, since));
+      expect((await cached.refresh(ws, storeSource(store, ws))).size).toBe(2);
+      const fresh = await new VectorIndexes(3, FIXTURE_EMBEDDER).refresh(ws, storeSource(store, ws));
       expect(fresh.size).toBe(2);
       const tombstone = (await store.vectorsSince(ws, newest.rev)).find((r) => r.id === newest.id)!;
       expect(tombstone.rev).toBeGreaterThan(newest.rev);
@@ -196,7 +196,7 @@ for (const { name, skip, open } of STORES) {
 
       const next = await store.writeInWorkspace(ws, (tx) => tx.insertMemory(varied(ws, VARIED[3]!)));
       expect(next.rev).toBeGreaterThan(tombstone.rev);
-      expect((await cached.refresh(ws, (since) => store.vectorsSince(ws, since))).size).toBe(3);
+      expect((await cached.refresh(ws, storeSource(store, ws))).size).toBe(3);
       // another workspace's memory is never forgotten through this one
       const other = (await store.browseMemories(filters, {}, { limit: 1, offset: 0 })).memories[0]!;
       expect(await store.deleteMemories(ws, [other.id])).toEqual([]);
@@ -234,18 +234,21 @@ describe("the duplicate pairs the dashboard lists", () => {
       return v.map((x) => x / norm);
     };
     const vectors = [unit([1]), unit([1, 0.1]), unit([0, 1]), unit([0, 1, 0.3]), unit([0, 0, 0, 1])];
+    const rows = vectors.map((vector, i) => ({ id: 10 + i, rev: i + 1, embedder_id: "emb", vector }));
     const indexes = new VectorIndexes(dims, "emb");
-    const index = await indexes.refresh(1, async (since) =>
-      vectors.map((vector, i) => ({ id: 10 + i, rev: i + 1, embedder_id: "emb", vector })).filter((r) => r.rev > since),
-    );
-    const pairs = listDuplicatePairs(index, 0.9, 100);
-    expect(pairs).toHaveLength(countDuplicatePairs(index, 0.9));
+    const floats = async (ids: readonly number[]) => rows.filter((r) => ids.includes(r.id));
+    const index = await indexes.refresh(1, {
+      vectorsSince: async (since) => rows.filter((r) => r.rev > since),
+      vectorsOf: floats,
+    });
+    const pairs = await listDuplicatePairs(index, 0.9, 100, floats);
+    expect(pairs).toHaveLength(await countDuplicatePairs(index, 0.9, floats));
     expect(pairs.map((p) => [p.a, p.b].sort())).toEqual([
       [10, 11],
       [12, 13],
     ]);
     expect(pairs[0]!.cosine).toBeGreaterThan(pairs[1]!.cosine);
     expect(pairs[0]!.cosine).toBeCloseTo(1 / Math.hypot(1, 0.1), 5);
-    expect(listDuplicatePairs(index, 0.9, 1)).toEqual([pairs[0]]);
+    expect(await listDuplicatePairs(index, 0.9, 1, floats)).toEqual([pairs[0]]);
   });
 });

@@ -9,7 +9,7 @@ import { characterCount, healthCountsQuery, measureHealth } from "../health/inde
 import type { Embedder } from "../models/types.js";
 import { retrieveMemories, temporalOf } from "../retrieval/retrieve.js";
 import { isExpired } from "../retrieval/score.js";
-import { VectorIndexes } from "../retrieval/vector-index.js";
+import { VectorIndexes, storeSource } from "../retrieval/vector-index.js";
 import { keyRecordOf, newApiKey } from "../ids.js";
 import type { ApiKeyRecord, MemoryFilter, MemoryRecord, MemoryStats, MemoryStore } from "../store/types.js";
 import { DAY_MS, isoSeconds } from "../time.js";
@@ -142,7 +142,7 @@ export function ageBounds(age: AgeRange, nowMs: number): Pick<MemoryFilter, "cre
 export function createDashboard({ store, embedder, now = () => new Date() }: DashboardDeps): Dashboard {
   const indexes = new VectorIndexes(embedder.dimensions, embedder.id);
   const loadIndex = (workspaceId: number) =>
-    indexes.refreshShared(workspaceId, (since, limit) => store.vectorsSince(workspaceId, since, limit));
+    indexes.refreshShared(workspaceId, storeSource(store, workspaceId));
   const health = (workspaceId: number) => measureHealth({ store, embedder, loadIndex }, workspaceId, now().getTime());
 
   async function overview(summary: Awaited<ReturnType<MemoryStore["listWorkspaces"]>>[number]): Promise<WorkspaceOverview> {
@@ -219,7 +219,8 @@ export function createDashboard({ store, embedder, now = () => new Date() }: Das
     },
 
     async duplicates(workspaceId) {
-      const pairs = listDuplicatePairs(await loadIndex(workspaceId), embedder.dedupThreshold, DUPLICATES_LISTED);
+      const floats = (ids: readonly number[]) => store.vectorsOf(workspaceId, ids);
+      const pairs = await listDuplicatePairs(await loadIndex(workspaceId), embedder.dedupThreshold, DUPLICATES_LISTED, floats);
       const ids = [...new Set(pairs.flatMap((p) => [p.a, p.b]))];
       const nowMs = now().getTime();
       const byId = new Map((await store.getMemories(workspaceId, ids)).map((m) => [m.id, toDashboardMemory(m, nowMs)]));

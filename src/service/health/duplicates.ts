@@ -1,6 +1,6 @@
 // Counts pairs of memories whose cosine reaches the dedup threshold although dedup should have merged them
 // (stored under another model or threshold, or made similar to a third memory by a later merge).
-import type { WorkspaceIndex } from "../retrieval/vector-index.js";
+import type { FloatRows, WorkspaceIndex } from "../retrieval/vector-index.js";
 
 /**
  * Pairs are counted exactly among this many most recently written memories (highest rev: new memories, merges and
@@ -10,8 +10,8 @@ import type { WorkspaceIndex } from "../retrieval/vector-index.js";
  */
 export const DUPLICATE_SCAN_LIMIT = 1_000;
 
-export function countDuplicatePairs(index: WorkspaceIndex, threshold: number): number {
-  return index.pairsAbove(threshold, DUPLICATE_SCAN_LIMIT);
+export function countDuplicatePairs(index: WorkspaceIndex, threshold: number, floats: FloatRows): Promise<number> {
+  return index.pairsAbove(threshold, DUPLICATE_SCAN_LIMIT, floats);
 }
 
 export interface DuplicatePair {
@@ -21,8 +21,8 @@ export interface DuplicatePair {
 }
 
 /** The pairs countDuplicatePairs counts, most similar first, at most `max` of them. */
-export function listDuplicatePairs(index: WorkspaceIndex, threshold: number, max: number): DuplicatePair[] {
+export async function listDuplicatePairs(index: WorkspaceIndex, threshold: number, max: number, floats: FloatRows): Promise<DuplicatePair[]> {
   const pairs: DuplicatePair[] = [];
-  index.pairsAbove(threshold, DUPLICATE_SCAN_LIMIT, (a, b, cosine) => pairs.push({ a, b, cosine }));
+  await index.pairsAbove(threshold, DUPLICATE_SCAN_LIMIT, floats, (a, b, cosine) => pairs.push({ a, b, cosine }));
   return pairs.sort((x, y) => y.cosine - x.cosine).slice(0, max);
 }

@@ -72,7 +72,8 @@ export interface HealthDeps {
 export async function measureHealth({ store, embedder, loadIndex }: HealthDeps, workspaceId: number, nowMs: number): Promise<HealthResponse> {
   // Counted in the store: the memories themselves never leave it (1 s at 100,000 when they did).
   const [counts, index] = await Promise.all([store.healthCounts(workspaceId, healthCountsQuery(nowMs, embedder.id)), loadIndex(workspaceId)]);
-  return healthReport({ counts, duplicatePairs: countDuplicatePairs(index, embedder.dedupThreshold), nowMs });
+  const duplicatePairs = await countDuplicatePairs(index, embedder.dedupThreshold, (ids) => store.vectorsOf(workspaceId, ids));
+  return healthReport({ counts, duplicatePairs, nowMs });
 }
 
 /** The health response from the store's counts and the duplicate pairs: pure, so every store answers alike. */

@@ -52,9 +52,11 @@ export async function runWritePipeline(
       if (replay) return replay;
     }
     // Inside the lock: see every memory committed so far, by any process.
-    const index = await indexes.refresh(workspaceId, (since) => tx.vectorsSince(since));
+    const index = await indexes.refresh(workspaceId, tx);
+    // The index re-scores from the store (async); dedup asks at the embedder's threshold, so its answer is ready.
+    const near = draft.vector ? await index.search(draft.vector, embedder.dedupThreshold, DEDUP_CANDIDATES, (ids) => tx.vectorsOf(ids)) : [];
     const lookup = {
-      candidates: (v: Float32Array, threshold: number) => index.search(v, threshold, DEDUP_CANDIDATES),
+      candidates: (_v: Float32Array, threshold: number) => near.filter((hit) => hit.cosine >= threshold),
       load: (id: number) => tx.getMemory(id),
       embedSentences: (sentences: string[]) => embedder.embed(sentences, "document"),
     };

@@ -1,12 +1,15 @@
-// Hybrid retrieval: the query's vector against the workspace's index, relevance floor, hybrid score, top_k.
+// Hybrid retrieval: two channels, the store's lexical index and the query's vector against the workspace's index (at or
+// above the relevance floor), fused by rank into the one relevance term of the hybrid score; then top_k.
 import type { RetrieveResponse, RetrievedMemory, Temporal } from "../../contract/wire.js";
 import type { Embedder } from "../models/types.js";
 import type { MemoryRecord, MemoryStore } from "../store/types.js";
 import { isoSeconds } from "../time.js";
 import type { RetrieveInput } from "../types.js";
 import { hybridScore } from "./score.js";
-import type { VectorIndexes } from "./vector-index.js";
-import { CANDIDATE_LIMIT, relevanceFloorFor } from "./weights.js";
+import { fusedRelevance } from "./fusion.js";
+import { searchTerms } from "./search-terms.js";
+import { storeSource, type VectorIndexes } from "./vector-index.js";
+import { FUSION, relevanceFloorFor } from "./weights.js";
 
 export interface RetrieveDeps {
   store: MemoryStore;
@@ -32,26 +35,39 @@ export async function retrieveMemories(
   { countAsRecall = true }: { countAsRecall?: boolean } = {},
 ): Promise<RetrieveResponse> {
   const { store, indexes, embedder } = deps;
-  const [[query], index] = await Promise.all([
+  const floats = (ids: readonly number[]) => store.vectorsOf(workspaceId, ids);
+  const [[query], index, lexical] = await Promise.all([
     embedder.embed([input.query], "query"),
-    indexes.refreshShared(workspaceId, (since, limit) => store.vectorsSince(workspaceId, since, limit)),
+    indexes.refreshShared(workspaceId, storeSource(store, workspaceId)),
+    store.searchText(workspaceId, searchTerms(input.query), FUSION.lexicalDepth),
   ]);
   const floor = relevanceFloorFor(embedder.id);
-  const matches = index.search(query!, floor, CANDIDATE_LIMIT);
-  if (matches.length === 0) {
+  // The dense channel: the nearest memories at or above the relevance floor.
+  const dense = await index.search(query!, floor, FUSION.denseDepth, floats);
+  // A query unrelated to every memory (nothing reaches the floor) returns nothing, whatever words it shares.
+  if (dense.length === 0) {
     if (countAsRecall) await store.recordRead(workspaceId, [], deps.now().getTime());
     return { memories: [], count: 0 };
   }
+  // The lexical channel's memories get their raw cosines too (`similarity` is always the cosine).
+  const inDense = new Set(dense.map((m) => m.id));
+  const lexicalOnly = await index.cosinesOf(query!, lexical.filter((m) => !inDense.has(m.id)).map((m) => m.id), floats);
+  const cosines = new Map([...dense, ...lexicalOnly].map((m) => [m.id, m.cosine]));
+  const lexicalScores = new Map(lexical.filter((m) => cosines.has(m.id)).map((m) => [m.id, m.score]));
+  const bestCosine = dense[0]!.cosine;
+  const context = { floor, bestCosine, bestLexical: lexical[0]?.score ?? 0 };
+  const relevance = new Map([...cosines].map(([id, cosine]) => [id, fusedRelevance(cosine, lexicalScores.get(id) ?? 0, context)]));
+  const bestRelevance = Math.max(...relevance.values());
 
-  const records = new Map((await store.getMemories(workspaceId, matches.map((m) => m.id))).map((r) => [r.id, r]));
+  const records = new Map((await store.getMemories(workspaceId, [...relevance.keys()])).map((r) => [r.id, r]));
   const nowMs = deps.now().getTime();
-  const bestCosine = matches[0]!.cosine;
   const scored = [];
-  for (const match of matches) {
-    const record = records.get(match.id);
+  for (const [id, fused] of relevance) {
+    const record = records.get(id);
     if (!record) continue;
-    const { score, expired } = hybridScore({ ...record, cosine: match.cosine }, { nowMs, floor, bestCosine });
-    if (score >= input.min_score) scored.push({ record, cosine: match.cosine, score, expired });
+    const cosine = cosines.get(id)!;
+    const { score, expired } = hybridScore({ ...record, relevance: fused / bestRelevance }, { nowMs, floor, bestCosine });
+    if (score >= input.min_score) scored.push({ record, cosine, score, expired });
   }
   scored.sort((a, b) => b.score - a.score || b.cosine - a.cosine);
   const chosen = scored.slice(0, input.top_k);

@@ -4,8 +4,8 @@ import { IMPORTANCE_MAX, IMPORTANCE_MIN } from "../../contract/limits.js";
 import { CONFIDENCE_SPAN, EXPIRED_FACTOR, FREQUENCY_SATURATION_LOG2, RECENCY_HALF_LIFE_DAYS, SIMILARITY_EXPONENT, WEIGHTS } from "./weights.js";
 
 export interface ScoreInput {
-  /** Raw cosine between query and memory. */
-  cosine: number;
+  /** The memory's fused relevance over the best candidate's (1 for the best), in 0..1. */
+  relevance: number;
   importance: number;
   access_count: number;
   created_at: number;
@@ -21,11 +21,6 @@ export interface ScoreContext {
 }
 
 const clamp01 = (x: number) => (x < 0 ? 0 : x > 1 ? 1 : x);
-
-export function normalizedSimilarity(cosine: number, floor: number, bestCosine: number): number {
-  const span = bestCosine - floor;
-  return span > 1e-9 ? Math.pow(clamp01((cosine - floor) / span), SIMILARITY_EXPONENT) : 1;
-}
 
 /** How far the query's best match clears the floor, saturating at 1 (one factor for every candidate of a query). */
 export function confidence(floor: number, bestCosine: number): number {
@@ -53,7 +48,7 @@ export function hybridScore(m: ScoreInput, ctx: ScoreContext): { score: number; 
   const expired = isExpired(m.valid_until, ctx.nowMs);
   const raw =
     confidence(ctx.floor, ctx.bestCosine) *
-    (WEIGHTS.similarity * normalizedSimilarity(m.cosine, ctx.floor, ctx.bestCosine) +
+    (WEIGHTS.similarity * Math.pow(clamp01(m.relevance), SIMILARITY_EXPONENT) +
       WEIGHTS.recency * recency(ctx.nowMs, m.last_accessed_at ?? m.created_at) +
       WEIGHTS.importance * importanceTerm(m.importance) +
       WEIGHTS.frequency * frequency(m.access_count));

@@ -1,17 +1,30 @@
-// An in-process vector index per workspace, brute force in two passes: an int8 SIMD scan of every row (a quarter of
-// the bytes of float rows: the scan is memory-bandwidth bound) with a proven error bound per row, then exact float
-// SIMD dot products for the rows the bound cannot rule out, so every answer equals a full float scan's. Vectors are unit length, so the dot product is the cosine.
-// Kept current incrementally from the store by `rev`, so writes made through other processes are visible on the
-// next refresh.
+// An in-process vector index per workspace that holds only int8 codes (a quarter of the bytes of float rows; the
+// scan is memory-bandwidth bound): an int8 SIMD scan of every row with a proven error bound per row keeps the few rows
+// that may be among the best, and their float vectors, re-read from the store, give exact cosines; so every answer
+// equals a full float scan's (dedup depends on finding the true nearest neighbour). Vectors are unit length, so the
+// dot product is the cosine. Kept current incrementally from the store by `rev` (writes and deletions made through
+// other processes are seen on the next refresh); the indexes of a process share one memory budget, least recently
+// used workspace out first.
 import type { VectorRecord } from "../store/types.js";
-import { DotKernel, strideFor } from "./dot-kernel.js";
+import { comparableVector } from "./derived-vectors.js";
 import { Int8Kernel, codeStrideFor } from "./int8-kernel.js";
 
 export interface Match {
-  slot: number;
   id: number;
   cosine: number;
 }
+
+/**
+ * Where an index reads what it does not keep: the store, or a write transaction (both have these reads). A forgotten
+ * memory comes through vectorsSince as a tombstone (../store/types.ts FORGOTTEN_EMBEDDER), which no index compares.
+ */
+export interface VectorSource {
+  vectorsSince(sinceRev: number, limit?: number): Promise<VectorRecord[]>;
+  vectorsOf(ids: readonly number[]): Promise<VectorRecord[]>;
+}
+
+/** Reads the float rows of `ids` (the exact re-scoring's input). */
+export type FloatRows = (ids: readonly number[]) => Promise<VectorRecord[]>;
 
 const INT8_MAX = 127;
 /** Added to every error bound to cover float rounding in the bound's own arithmetic. */
@@ -32,6 +45,12 @@ function quantize(vector: Float32Array, dimensions: number, into: Int8Array, at:
     codeL1 += Math.abs(code);
   }
   return { scale: max / INT8_MAX, codeL1 };
+}
+
+function dot(a: Float32Array, b: Float32Array, dimensions: number): number {
+  let sum = 0;
+  for (let d = 0; d < dimensions; d++) sum += a[d]! * b[d]!;
+  return sum;
 }
 
 /** The k-th largest of values[0..n) (k >= 1), reordering a scratch copy (quickselect). */
@@ -60,7 +79,7 @@ function kthLargest(values: Float64Array, n: number, k: number): number {
   return a[target]!;
 }
 
-/** Rows per page while a read catches a workspace's index up (about 22 MB of vectors with the default embedder). */
+/** Rows per page while a read catches a workspace's index up. */
 export const REFRESH_PAGE_ROWS = 5_000;
 
 export class WorkspaceIndex {
@@ -71,12 +90,10 @@ export class WorkspaceIndex {
   ids: (number | null)[] = [];
   /** The rev that last wrote each slot. */
   revs: number[] = [];
-  /** Bytes per int8 row in the int8 kernel; floats per row in the float kernel. */
+  /** Bytes per int8 row. */
   readonly codeStride: number;
-  readonly stride: number;
   private slots = new Map<number, number>();
   private kernel: Int8Kernel;
-  private floats: DotKernel;
   /** Per slot: the int8 scale, and scale · Σ|code| / 2 (the row's share of the error bound). */
   private scales = new Float64Array(64);
   private halfL1 = new Float64Array(64);
@@ -90,14 +107,17 @@ export class WorkspaceIndex {
     readonly embedderId: string,
   ) {
     this.codeStride = codeStrideFor(dimensions);
-    this.stride = strideFor(dimensions);
     this.kernel = new Int8Kernel(this.codeStride * 64);
-    this.floats = new DotKernel(this.stride * 64);
   }
 
   /** Live memories in the index. */
   get size(): number {
     return this.slots.size;
+  }
+
+  /** What the index holds in memory: int8 rows with their scan scratch, and per-slot numbers (about 40 bytes). */
+  get bytes(): number {
+    return this.kernel.bytes.length + this.scales.length * 40 + this.slots.size * 40;
   }
 
   /** Applies rows in rev order; rows already seen (rev <= maxRev) are skipped, so concurrent refreshes are safe. */
@@ -107,60 +127,60 @@ export class WorkspaceIndex {
       this.maxRev = r.rev;
       const existing = this.slots.get(r.id);
       // Vectors of another model cannot be compared; they return once re-embedded (with a new rev).
-      if (r.embedder_id !== this.embedderId || r.vector.length !== this.dimensions) {
+      const vector = comparableVector(r, this.embedderId, this.dimensions);
+      if (!vector) {
         if (existing !== undefined) this.remove(r.id, existing);
         continue;
       }
       const slot = existing ?? this.append(r.id);
-      this.write(slot, r.vector);
+      this.write(slot, vector);
       this.revs[slot] = r.rev;
     }
   }
 
-  vectorAt(slot: number): Float32Array {
-    return this.floats.floats.slice(slot * this.stride, slot * this.stride + this.dimensions);
-  }
-
-  /** Exact cosine of the query with every slot (dead slots get -Infinity): a full float scan, for checks. */
-  cosines(query: Float32Array): Float32Array {
-    const out = this.floats.scan(0, this.count, this.stride, query, this.count * this.stride).slice();
-    for (let s = 0; s < this.count; s++) if (this.ids[s] === null) out[s] = -Infinity;
-    return out;
-  }
-
-  /** The `limit` most similar memories with cosine >= floor, best first (ties by slot). */
-  search(query: Float32Array, floor: number, limit: number): Match[] {
+  /**
+   * The `limit` most similar memories with cosine >= floor, best first (ties by id): the int8 screen picks the rows
+   * that may qualify, `floats` re-reads them, and their exact cosines decide. A row the store no longer holds (forgotten
+   * meanwhile) or holds under another model is left out.
+   */
+  async search(query: Float32Array, floor: number, limit: number, floats: FloatRows): Promise<Match[]> {
     if (this.count === 0 || limit <= 0) return [];
     const n = this.screen(query, floor, limit);
-    const hits: Match[] = [];
-    // Exact cosines of the picked slots, one float scan per run of consecutive slots, the query placed once.
-    const scratch = this.count * this.stride;
-    this.floats.ensure(scratch + this.stride + this.count);
-    this.floats.floats.fill(0, scratch, scratch + this.stride);
-    this.floats.floats.set(query.subarray(0, this.dimensions), scratch);
-    for (let c = 0; c < n; ) {
-      const first = this.picked[c]!;
-      let run = 1;
-      while (c + run < n && this.picked[c + run] === first + run) run++;
-      const cos = this.floats.scanPlaced(first * this.stride, run, this.stride, scratch);
-      for (let k = 0; k < run; k++) if (cos[k]! >= floor) hits.push({ slot: first + k, id: this.ids[first + k]!, cosine: cos[k]! });
-      c += run;
-    }
-    hits.sort((a, b) => b.cosine - a.cosine || a.slot - b.slot);
-    return hits.length > limit ? hits.slice(0, limit) : hits;
+    const ids: number[] = [];
+    for (let c = 0; c < n; c++) ids.push(this.ids[this.picked[c]!]!);
+    return this.exact(query, ids, floor, limit, floats);
   }
 
   /** The single most similar memory, or null for an empty index. */
-  nearest(query: Float32Array): Match | null {
-    return this.search(query, -Infinity, 1)[0] ?? null;
+  async nearest(query: Float32Array, floats: FloatRows): Promise<Match | null> {
+    return (await this.search(query, -Infinity, 1, floats))[0] ?? null;
+  }
+
+  /** Exact cosines of these memories (any the store no longer holds under this model are left out), best first. */
+  cosinesOf(query: Float32Array, ids: readonly number[], floats: FloatRows): Promise<Match[]> {
+    return this.exact(query, ids, -Infinity, ids.length, floats);
+  }
+
+  /** Exact cosines of `ids` from their float rows, those >= floor, best first, at most `limit`. */
+  private async exact(query: Float32Array, ids: readonly number[], floor: number, limit: number, floats: FloatRows): Promise<Match[]> {
+    if (ids.length === 0) return [];
+    const hits: Match[] = [];
+    for (const row of await floats(ids)) {
+      const vector = comparableVector(row, this.embedderId, this.dimensions);
+      if (!vector) continue;
+      const cosine = dot(query, vector, this.dimensions);
+      if (cosine >= floor) hits.push({ id: row.id, cosine });
+    }
+    hits.sort((a, b) => b.cosine - a.cosine || a.id - b.id);
+    return hits.length > limit ? hits.slice(0, limit) : hits;
   }
 
   /**
    * Pairs with cosine >= threshold among the `limit` most recently written memories (highest rev), by int8 scans of
-   * each row against the rows after it and exact cosines where the bound allows a pair to reach the threshold.
+   * each row against the rows after it and exact cosines (from `floats`) where the bound allows a pair to reach the
+   * threshold. `visit`, when given, hears each pair's memory ids and cosine (the dashboard's list of duplicates).
    */
-  /** `visit`, when given, hears each pair's memory ids and cosine (the dashboard's list of duplicates). */
-  pairsAbove(threshold: number, limit: number, visit?: (a: number, b: number, cosine: number) => void): number {
+  async pairsAbove(threshold: number, limit: number, floats: FloatRows, visit?: (a: number, b: number, cosine: number) => void): Promise<number> {
     const live: number[] = [];
     for (let s = 0; s < this.count; s++) if (this.ids[s] !== null) live.push(s);
     const window = live.length > limit ? live.sort((a, b) => this.revs[b]! - this.revs[a]!).slice(0, limit) : live;
@@ -174,7 +194,7 @@ export class WorkspaceIndex {
     const bytes = this.kernel.bytes;
     for (let i = 0; i < n; i++) bytes.copyWithin(at + i * cs, window[i]! * cs, (window[i]! + 1) * cs);
     const quarterDims = this.dimensions / 4;
-    let pairs = 0;
+    const candidates: [number, number][] = [];
     for (let i = 0; i < n - 1; i++) {
       const si = window[i]!;
       const scaleI = this.scales[si]!;
@@ -184,12 +204,21 @@ export class WorkspaceIndex {
         const scaleJ = this.scales[sj]!;
         const approx = dots[j]! * scaleI * scaleJ;
         const bound = scaleJ * this.halfL1[si]! + scaleI * this.halfL1[sj]! + scaleI * scaleJ * quarterDims + ROUNDING_SLACK;
-        if (approx + bound < threshold) continue;
-        const cosine = this.exactPair(si, sj);
-        if (cosine < threshold) continue;
-        pairs++;
-        visit?.(this.ids[si]!, this.ids[sj]!, cosine);
+        if (approx + bound >= threshold) candidates.push([this.ids[si]!, this.ids[sj]!]);
       }
+    }
+    if (candidates.length === 0) return 0;
+    const rows = new Map<number, Float32Array | null>();
+    for (const r of await floats([...new Set(candidates.flat())])) rows.set(r.id, comparableVector(r, this.embedderId, this.dimensions));
+    let pairs = 0;
+    for (const [a, b] of candidates) {
+      const va = rows.get(a);
+      const vb = rows.get(b);
+      if (!va || !vb) continue;
+      const cosine = dot(va, vb, this.dimensions);
+      if (cosine < threshold) continue;
+      pairs++;
+      visit?.(a, b, cosine);
     }
     return pairs;
   }
@@ -228,15 +257,7 @@ export class WorkspaceIndex {
     return kept;
   }
 
-  private exactPair(a: number, b: number): number {
-    const scratch = this.count * this.stride;
-    this.floats.ensure(scratch + this.stride + 1);
-    this.floats.floats.copyWithin(scratch, b * this.stride, (b + 1) * this.stride);
-    return this.floats.scanPlaced(a * this.stride, 1, this.stride, scratch)[0]!;
-  }
-
   private write(slot: number, vector: Float32Array): void {
-    this.floats.floats.set(vector, slot * this.stride);
     const at = slot * this.codeStride;
     this.kernel.bytes.fill(0, at, at + this.codeStride);
     const { scale, codeL1 } = quantize(vector, this.dimensions, this.kernel.bytes, at);
@@ -248,7 +269,6 @@ export class WorkspaceIndex {
     const slot = this.count++;
     // Room for the rows plus one scan's scratch (query codes and 4 bytes of result per row).
     this.kernel.ensure((this.count + 1) * this.codeStride + 4 * this.count);
-    this.floats.ensure(this.count * this.stride);
     if (slot >= this.scales.length) {
       const grow = (a: Float64Array) => {
         const b = new Float64Array(a.length * 2);
@@ -269,15 +289,23 @@ export class WorkspaceIndex {
   private remove(id: number, slot: number): void {
     this.slots.delete(id);
     this.ids[slot] = null;
-    this.floats.floats.fill(0, slot * this.stride, (slot + 1) * this.stride);
     this.kernel.bytes.fill(0, slot * this.codeStride, (slot + 1) * this.codeStride);
     this.scales[slot] = 0;
     this.halfL1[slot] = 0;
   }
 }
 
-/** The indexes of every workspace this process has served, built lazily. */
+/** The default budget of a process's vector cache (BRAIN_VECTOR_CACHE_MB): about 700,000 rows of 384 int8 codes. */
+export const VECTOR_CACHE_MB_DEFAULT = 256;
+
+/**
+ * The indexes of the workspaces this process serves, built lazily, in one memory budget: after each refresh the least
+ * recently used indexes are dropped until the others fit (the one in use always stays, whatever its size), so a
+ * process's memory does not grow with the number of workspaces in the database. A dropped index is rebuilt from the
+ * store on its next use.
+ */
 export class VectorIndexes {
+  /** In use order: the least recently used first (a Map keeps insertion order; a use re-inserts). */
   private byWorkspace = new Map<number, WorkspaceIndex>();
   /** Per workspace: the shared read refresh running now, and the one queued to start after it. */
   private running = new Map<number, Promise<WorkspaceIndex>>();
@@ -286,15 +314,29 @@ export class VectorIndexes {
   constructor(
     private readonly dimensions: number,
     private readonly embedderId: string,
+    private readonly budgetBytes = VECTOR_CACHE_MB_DEFAULT * 1024 * 1024,
   ) {}
 
+  /** Bytes the cached indexes hold. */
+  get bytes(): number {
+    let total = 0;
+    for (const index of this.byWorkspace.values()) total += index.bytes;
+    return total;
+  }
+
+  /** Workspaces whose index is in the cache, least recently used first. */
+  get cached(): number[] {
+    return [...this.byWorkspace.keys()];
+  }
+
   /**
-   * Brings the workspace's index up to date using `fetchSince` (the store, or a write transaction). The write path
-   * uses this: its fetch runs in its own transaction and never waits on anyone else's.
+   * Brings the workspace's index up to date from `source` (the store, or a write transaction). The write path uses
+   * this: its reads run in its own transaction and never wait on anyone else's.
    */
-  async refresh(workspaceId: number, fetchSince: (sinceRev: number) => Promise<VectorRecord[]>): Promise<WorkspaceIndex> {
-    const index = this.indexFor(workspaceId);
-    index.apply(await fetchSince(index.maxRev));
+  async refresh(workspaceId: number, source: VectorSource): Promise<WorkspaceIndex> {
+    const index = this.use(workspaceId);
+    index.apply(await source.vectorsSince(index.maxRev));
+    this.evict(workspaceId);
     return index;
   }
 
@@ -305,16 +347,12 @@ export class VectorIndexes {
    * the next rows in rev order, so nothing is skipped), and other requests run between pages: loading a large
    * workspace does not stall every other workspace's requests.
    */
-  refreshShared(
-    workspaceId: number,
-    fetchPage: (sinceRev: number, limit: number) => Promise<VectorRecord[]>,
-    pageRows = REFRESH_PAGE_ROWS,
-  ): Promise<WorkspaceIndex> {
+  refreshShared(workspaceId: number, source: VectorSource, pageRows = REFRESH_PAGE_ROWS): Promise<WorkspaceIndex> {
     const queued = this.queued.get(workspaceId);
     if (queued) return queued;
     const start = (): Promise<WorkspaceIndex> => {
       this.queued.delete(workspaceId);
-      const run = this.catchUp(workspaceId, fetchPage, pageRows).finally(() => {
+      const run = this.catchUp(workspaceId, source, pageRows).finally(() => {
         if (this.running.get(workspaceId) === run) this.running.delete(workspaceId);
       });
       this.running.set(workspaceId, run);
@@ -327,18 +365,16 @@ export class VectorIndexes {
     return next;
   }
 
-  private async catchUp(
-    workspaceId: number,
-    fetchPage: (sinceRev: number, limit: number) => Promise<VectorRecord[]>,
-    pageRows: number,
-  ): Promise<WorkspaceIndex> {
-    const index = this.indexFor(workspaceId);
+  private async catchUp(workspaceId: number, source: VectorSource, pageRows: number): Promise<WorkspaceIndex> {
+    const index = this.use(workspaceId);
     for (;;) {
-      const rows = await fetchPage(index.maxRev, pageRows);
+      const rows = await source.vectorsSince(index.maxRev, pageRows);
       index.apply(rows);
-      if (rows.length < pageRows) return index;
+      if (rows.length < pageRows) break;
       await new Promise<void>((resolve) => setImmediate(resolve));
     }
+    this.evict(workspaceId);
+    return index;
   }
 
   /** Forgets a workspace's index (after a re-embed the whole workspace changes). */
@@ -346,12 +382,37 @@ export class VectorIndexes {
     this.byWorkspace.delete(workspaceId);
   }
 
-  private indexFor(workspaceId: number): WorkspaceIndex {
+  /** The workspace's index, made the most recently used (created empty when absent). */
+  private use(workspaceId: number): WorkspaceIndex {
     let index = this.byWorkspace.get(workspaceId);
-    if (!index) {
-      index = new WorkspaceIndex(this.dimensions, this.embedderId);
-      this.byWorkspace.set(workspaceId, index);
-    }
+    if (index) this.byWorkspace.delete(workspaceId);
+    else index = new WorkspaceIndex(this.dimensions, this.embedderId);
+    this.byWorkspace.set(workspaceId, index);
     return index;
   }
+
+  /** Drops least recently used indexes, never `keep` nor one being loaded, until the cache fits its budget. */
+  private evict(keep: number): void {
+    let total = this.bytes;
+    for (const [workspaceId, index] of this.byWorkspace) {
+      if (total <= this.budgetBytes) return;
+      if (workspaceId === keep || this.running.has(workspaceId)) continue;
+      this.byWorkspace.delete(workspaceId);
+      total -= index.bytes;
+    }
+  }
+}
+
+/** A workspace's reads from the store, outside any transaction, as an index's source. */
+export function storeSource(
+  store: {
+    vectorsSince(workspaceId: number, sinceRev: number, limit?: number): Promise<VectorRecord[]>;
+    vectorsOf(workspaceId: number, ids: readonly number[]): Promise<VectorRecord[]>;
+  },
+  workspaceId: number,
+): VectorSource {
+  return {
+    vectorsSince: (since, limit) => store.vectorsSince(workspaceId, since, limit),
+    vectorsOf: (ids) => store.vectorsOf(workspaceId, ids),
+  };
 }

@@ -1,23 +1,24 @@
 // The hybrid score's constants (DESIGN.md "Retrieval and decay"), in one place; the README documents them.
 //
-//   score = confidence · (0.75·similarity' + 0.10·recency + 0.10·importance' + 0.05·frequency)   (× 0.2 when expired)
-//   similarity' = ((cosine − floor) / (best cosine among the candidates − floor))²    (1 for the best match)
-//   confidence  = min(1, (best cosine among the candidates − floor) / 0.12)          (the same for every candidate)
+//   score = confidence · (0.75·relevance'² + 0.10·recency + 0.10·importance' + 0.05·frequency)   (× 0.2 when expired)
+//   relevance'  = fused / best fused among the candidates                               (1 for the best match)
+//   fused       = 0.4·cosine' + 0.6·lexical / (best lexical + s)                       (FUSION; ./fusion.ts)
+//   cosine'     = (cosine − floor) / (best cosine among the candidates − floor), within 0..1
+//   confidence  = min(1, (best cosine among the candidates − floor) / 0.19)          (the same for every candidate)
 //   recency     = 2^(−days since last access, or creation, / 30)
 //   importance' = (importance − 1) / 9
 //   frequency   = min(1, log2(1 + access_count) / 6)
 //
-// Only memories whose cosine reaches the relevance floor are candidates: a query unrelated to every memory
+// A query answers only when some memory's cosine reaches the relevance floor: a query unrelated to every memory
 // returns nothing, and recency, importance and frequency (at most 0.25 together) only reorder memories that are
-// relevant. Normalizing from the floor (not from the weakest candidate) keeps a memory's similarity' independent of
-// which weaker memories happen to clear the floor; squaring it keeps near-best memories comparable (0.95 → 0.90)
-// while a clearly weaker one (0.5 → 0.25) cannot be lifted over the best by the other terms.
+// relevant. Squaring relevance' keeps near-best memories comparable (0.95 → 0.90) while a clearly weaker one
+// (0.5 → 0.25) cannot be lifted over the best by the other terms.
 //
-// Why these numbers (test/eval/README.md): with the design's starting point 0.60/0.15/0.15/0.10 on a linear
+// Why these weights (test/eval/README.md): with the design's starting point 0.60/0.15/0.15/0.10 on a linear
 // similarity', the evaluation's 53 questions asked in sequence fell from recall@3 0.717 (cosine alone) to 0.679,
 // because a memory of importance 10 that earlier answers had touched kept outranking closer matches. On the dev
 // questions (test/eval/tune-score.js: the sequence, plus 20 shuffled 3-pass sessions) these weights and the
-// square match cosine alone exactly; the starting point loses 1 of 29.
+// square matched cosine alone exactly; the starting point lost 1 of 29.
 export const WEIGHTS = {
   similarity: 0.75,
   recency: 0.1,
@@ -26,7 +27,7 @@ export const WEIGHTS = {
 } as const;
 
 /**
- * similarity' makes the best candidate 1 whatever its cosine, so without more a query unrelated to every memory scored
+ * relevance' makes the best candidate 1 whatever its cosine, so without more a query unrelated to every memory scored
  * 0.9 for whichever memory barely cleared the floor, and min_score could not drop it. Every score of a query is
  * therefore multiplied by confidence = min(1, (best cosine − floor) / CONFIDENCE_SPAN): one factor per query, so the
  * ranking is unchanged (and so are the evaluation's recall and MRR), but a best match just above the floor scores
@@ -35,7 +36,7 @@ export const WEIGHTS = {
  */
 export const CONFIDENCE_SPAN = 0.19;
 
-/** similarity' is the normalized cosine raised to this power (1 would be linear). */
+/** relevance' is raised to this power (1 would be linear). */
 export const SIMILARITY_EXPONENT = 2;
 
 /** Recency halves every 30 days without access. */
@@ -53,13 +54,26 @@ export const RELEVANCE_FLOOR_BY_EMBEDDER: ReadonlyArray<readonly [idPrefix: stri
   ["lexical-hash/", 0.2],
   // all-MiniLM-L6-v2 (test/eval/calibrate.js, test/eval/README.md): with the wording block (hybrid) the right answers'
   // cosines have p10 0.246 and minimum 0.121, and questions unrelated to every memory reach at most 0.136; meaning
-  // alone: p10 0.278, minimum 0.143, unrelated at most 0.171.
+  // alone (the default since issue 18): p10 0.278, minimum 0.143, unrelated at most 0.171, so 0.18 (answers below the
+  // floor can still come through the lexical channel once any memory reaches it).
   ["minilm-l6/1+lex", 0.14],
-  ["minilm-l6/", 0.17],
+  ["minilm-l6/", 0.18],
 ];
 
-/** At most this many of the most similar memories are scored (bounds the work per retrieve). */
-export const CANDIDATE_LIMIT = 200;
+/**
+ * The fusion of the two relevance channels (./fusion.ts): the `denseDepth` nearest memories at or above the floor and
+ * the `lexicalDepth` best of the store's lexical index; relevance = 0.4·cosine' + 0.6·lexical / (best lexical + 8),
+ * the lexical score being a sum of inverse document frequencies (../store/shared-sql.ts), the same on both stores.
+ * Chosen on LoCoMo's development half and the project's retrieval set (docs/decisions.md, issue 18): reciprocal rank
+ * fusion (k 60, 50 deep) reached R@10 0.626 there, this 0.734; on the project's set RRF lost 0.06 of recall@3 to
+ * cosine alone, this gains 0.02. The depths bound the work per retrieve (top_k is at most 50).
+ */
+export const FUSION = {
+  lexicalShare: 0.6,
+  lexicalSaturation: 8,
+  denseDepth: 50,
+  lexicalDepth: 50,
+} as const;
 
 export function relevanceFloorFor(embedderId: string): number {
   for (const [prefix, floor] of RELEVANCE_FLOOR_BY_EMBEDDER) if (embedderId.startsWith(prefix)) return floor;

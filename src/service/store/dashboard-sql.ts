@@ -2,28 +2,9 @@
 // placeholders, in how a JSON array of categories is opened, and in the name of the character-count function.
 import { DAY_MS } from "../time.js";
 import type { MemoryFilter, MemoryStats, UsageDay } from "./types.js";
+import { MEMORY_COLUMNS, Params, type Dialect, type Statement } from "./shared-sql.js";
 
-export type Dialect = "sqlite" | "postgres";
-
-export interface Statement {
-  sql: string;
-  params: unknown[];
-}
-
-/** Columns of a memory row, as both stores name them. */
-export const DASHBOARD_MEMORY_COLUMNS =
-  "id, workspace_id, text, meta, embedder_id, importance, temporal_type, valid_until, categories, created_at, " +
-  "updated_at, last_accessed_at, access_count, rev";
-
-class Params {
-  readonly values: unknown[] = [];
-  constructor(private readonly dialect: Dialect) {}
-  /** The placeholder for `value`: `?` for SQLite, `$n` for PostgreSQL. */
-  add(value: unknown): string {
-    this.values.push(value);
-    return this.dialect === "sqlite" ? "?" : `$${this.values.length}`;
-  }
-}
+export type { Dialect, Statement } from "./shared-sql.js";
 
 const hasCategory = (dialect: Dialect, placeholder: string) =>
   dialect === "sqlite"
@@ -33,10 +14,7 @@ const hasCategory = (dialect: Dialect, placeholder: string) =>
 /** The WHERE clause for `filter`; health's signals use the same conditions as the stores' healthCounts. */
 function whereClause(dialect: Dialect, p: Params, workspaceId: number, filter: MemoryFilter): string {
   const conditions = [`workspace_id = ${p.add(workspaceId)}`];
-  if (filter.ids !== undefined) {
-    const ids = p.add(dialect === "sqlite" ? JSON.stringify(filter.ids) : filter.ids);
-    conditions.push(dialect === "sqlite" ? `id IN (SELECT value FROM json_each(${ids}))` : `id = ANY(${ids}::bigint[])`);
-  }
+  if (filter.ids !== undefined) conditions.push(p.idIn("id", filter.ids));
   if (filter.category !== undefined) conditions.push(hasCategory(dialect, p.add(filter.category)));
   if (filter.temporalType !== undefined) conditions.push(`temporal_type = ${p.add(filter.temporalType)}`);
   if (filter.minImportance !== undefined) conditions.push(`importance >= ${p.add(filter.minImportance)}`);
@@ -70,7 +48,7 @@ export function browseStatements(
   const count = { sql: `SELECT count(*) AS n FROM memories WHERE ${whereClause(dialect, c, workspaceId, filter)}`, params: c.values };
   const r = new Params(dialect);
   const where = whereClause(dialect, r, workspaceId, filter);
-  const sql = `SELECT ${DASHBOARD_MEMORY_COLUMNS} FROM memories WHERE ${where} ORDER BY created_at DESC, id DESC LIMIT ${r.add(page.limit)} OFFSET ${r.add(page.offset)}`;
+  const sql = `SELECT ${MEMORY_COLUMNS} FROM memories WHERE ${where} ORDER BY created_at DESC, id DESC LIMIT ${r.add(page.limit)} OFFSET ${r.add(page.offset)}`;
   return { count, rows: { sql, params: r.values } };
 }
 

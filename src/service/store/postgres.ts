@@ -19,6 +19,7 @@ import {
   type NewKey,
   type ReadsBatch,
   type UsageKind,
+  type LexicalMatch,
   type VectorRecord,
   type WorkspaceSummary,
   type WorkspaceTx,
@@ -41,6 +42,15 @@ import {
 } from "./dashboard-sql.js";
 import type { MemoryFilter, MemoryStats } from "./types.js";
 import { postgresRunner } from "../webhooks/sql.js";
+import {
+  LIST_WORKSPACES_SQL,
+  MEMORY_COLUMNS,
+  bytesToVector,
+  healthCountsStatement,
+  lexicalSearchStatement,
+  listMemoriesStatement,
+  vectorToBytes,
+} from "./shared-sql.js";
 import { createWebhookStore } from "../webhooks/store.js";
 
 export interface PostgresStoreOptions {
@@ -109,29 +119,6 @@ const WORKSPACE_LOCK_SQL = "SELECT pg_advisory_xact_lock(hashtextextended('brain
 /** Serializes "create the first workspace when there is none" across processes. */
 const FIRST_WORKSPACE_LOCK_SQL = "SELECT pg_advisory_xact_lock(hashtextextended('brain-mcp:first-workspace', 0))";
 
-/** A time-bound memory past its end, for health ($2 = now). */
-const EXPIRED = "temporal_type = 'time_bound' AND valid_until IS NOT NULL AND valid_until < $2";
-
-const MEMORY_COLUMNS =
-  "id, workspace_id, text, meta, embedder_id, importance, temporal_type, valid_until, categories, " +
-  "created_at, updated_at, last_accessed_at, access_count, rev";
-
-
-
-
-
-/** Raw little-endian float32 bytes, as the SQLite store keeps them. */
-function vectorBytes(v: Float32Array): Buffer {
-  return Buffer.from(v.buffer, v.byteOffset, v.byteLength);
-}
-
-function vectorFrom(bytes: Buffer): Float32Array {
-  // Copy: the driver's Buffer may sit at an offset that is not 4-byte aligned.
-  const copy = new Uint8Array(bytes.byteLength);
-  copy.set(bytes);
-  return new Float32Array(copy.buffer);
-}
-
 interface Queryable {
   query<R extends QueryResultRow>(sql: string, params?: unknown[]): Promise<{ rows: R[]; rowCount: number | null }>;
 }
@@ -151,8 +138,21 @@ async function vectorsSince(db: Queryable, workspaceId: number, sinceRev: number
     id: r.id,
     rev: r.rev,
     embedder_id: r.embedder_id,
-    vector: r.vector === null ? new Float32Array(0) : vectorFrom(r.vector),
+    vector: r.vector === null ? new Float32Array(0) : bytesToVector(r.vector),
   }));
+}
+
+async function vectorsOf(db: Queryable, workspaceId: number, ids: readonly number[]): Promise<VectorRecord[]> {
+  if (ids.length === 0) return [];
+  const { rows } = await db.query<{ id: number; rev: number; embedder_id: string; vector: Buffer }>(
+    "SELECT id, rev, embedder_id, vector FROM memories WHERE workspace_id = $1 AND id = ANY($2::bigint[])",
+    [workspaceId, [...ids]],
+  );
+  return rows.map((r) => ({ id: r.id, rev: r.rev, embedder_id: r.embedder_id, vector: bytesToVector(r.vector) }));
+}
+
+async function run<R extends QueryResultRow>(db: Queryable, { sql, params }: Statement): Promise<R[]> {
+  return (await db.query<R>(sql, params)).rows;
 }
 
 async function getIdempotency(
@@ -214,6 +214,10 @@ class PostgresWorkspaceTx implements WorkspaceTx {
     return vectorsSince(this.client, this.workspaceId, sinceRev);
   }
 
+  vectorsOf(ids: readonly number[]): Promise<VectorRecord[]> {
+    return vectorsOf(this.client, this.workspaceId, ids);
+  }
+
   async getMemory(id: number): Promise<MemoryRecord | null> {
     const { rows } = await this.client.query<MemoryRow>(
       `SELECT ${MEMORY_COLUMNS} FROM memories WHERE workspace_id = $1 AND id = $2`,
@@ -236,7 +240,7 @@ class PostgresWorkspaceTx implements WorkspaceTx {
           this.workspaceId,
           m.text,
           JSON.stringify(m.meta),
-          vectorBytes(m.vector),
+          vectorToBytes(m.vector),
           m.embedder_id,
           m.importance,
           m.temporal_type,
@@ -260,7 +264,7 @@ class PostgresWorkspaceTx implements WorkspaceTx {
     };
     if (patch.text !== undefined) set("text", patch.text);
     if (patch.meta !== undefined) set("meta", JSON.stringify(patch.meta));
-    if (patch.vector !== undefined) set("vector", vectorBytes(patch.vector));
+    if (patch.vector !== undefined) set("vector", vectorToBytes(patch.vector));
     if (patch.embedder_id !== undefined) set("embedder_id", patch.embedder_id);
     if (patch.importance !== undefined) set("importance", patch.importance);
     if (patch.temporal_type !== undefined) set("temporal_type", patch.temporal_type);
@@ -391,11 +395,7 @@ export class PostgresStore implements MemoryStore {
   }
 
   async listWorkspaces(): Promise<WorkspaceSummary[]> {
-    const { rows } = await this.q<WorkspaceRow & { memories: number; live_keys: number }>(
-      "SELECT w.*, (SELECT count(*) FROM memories m WHERE m.workspace_id = w.id) AS memories, " +
-        "(SELECT count(*) FROM api_keys k WHERE k.workspace_id = w.id AND k.revoked_at IS NULL) AS live_keys " +
-        "FROM workspaces w ORDER BY w.created_at, w.id",
-    );
+    const { rows } = await this.q<WorkspaceRow & { memories: number; live_keys: number }>(LIST_WORKSPACES_SQL);
     return rows.map((r) => ({ workspace: toWorkspace(r), memories: r.memories, liveKeys: r.live_keys }));
   }
 
@@ -447,6 +447,15 @@ export class PostgresStore implements MemoryStore {
     return vectorsSince(this.db, workspaceId, sinceRev, limit);
   }
 
+  vectorsOf(workspaceId: number, ids: readonly number[]): Promise<VectorRecord[]> {
+    return vectorsOf(this.db, workspaceId, ids);
+  }
+
+  async searchText(workspaceId: number, terms: readonly string[], limit: number): Promise<LexicalMatch[]> {
+    if (terms.length === 0 || limit <= 0) return [];
+    return run<LexicalMatch>(this.db, lexicalSearchStatement("postgres", workspaceId, terms, limit));
+  }
+
   async recentWorkspaces(limit: number): Promise<number[]> {
     const { rows } = await this.q<{ workspace_id: number }>(
       "SELECT workspace_id FROM memories GROUP BY workspace_id ORDER BY max(updated_at) DESC LIMIT $1",
@@ -465,11 +474,7 @@ export class PostgresStore implements MemoryStore {
   }
 
   async listMemories(workspaceId: number): Promise<MemoryRecord[]> {
-    const { rows } = await this.q<MemoryRow>(
-      `SELECT ${MEMORY_COLUMNS} FROM memories WHERE workspace_id = $1 ORDER BY created_at, id`,
-      [workspaceId],
-    );
-    return rows.map(toMemory);
+    return (await run<MemoryRow>(this.db, listMemoriesStatement("postgres", workspaceId))).map(toMemory);
   }
 
   browseMemories(workspaceId: number, filter: MemoryFilter, page: { limit: number; offset: number }): Promise<{ total: number; memories: MemoryRecord[] }> {
@@ -488,18 +493,8 @@ export class PostgresStore implements MemoryStore {
   }
 
   async healthCounts(workspaceId: number, query: HealthCountsQuery): Promise<HealthCounts> {
-    // char_length counts code points (in a UTF8 database), as SQLite's length() counts characters.
-    const { rows } = await this.q<HealthCounts>(
-      `SELECT count(*) AS total,
-              count(*) FILTER (WHERE ${EXPIRED}) AS expired,
-              count(*) FILTER (WHERE NOT (${EXPIRED}) AND coalesce(last_accessed_at, created_at) < $3) AS untouched,
-              count(*) FILTER (WHERE char_length(text) > $5) AS overlong,
-              count(*) FILTER (WHERE access_count = 0 AND created_at < $4) AS "neverRetrieved",
-              count(*) FILTER (WHERE embedder_id <> $6) AS "otherModel"
-         FROM memories WHERE workspace_id = $1`,
-      [workspaceId, query.nowMs, query.untouchedBeforeMs, query.neverRetrievedBeforeMs, query.overlongChars, query.embedderId],
-    );
-    return rows[0]!;
+    const [counts] = await run<HealthCounts>(this.db, healthCountsStatement("postgres", workspaceId, query));
+    return counts!;
   }
 
   async touchMemories(workspaceId: number, ids: readonly number[], nowMs: number): Promise<void> {

@@ -19,9 +19,19 @@ import {
   type NewKey,
   type ReadsBatch,
   type UsageKind,
+  type LexicalMatch,
   type VectorRecord,
   type WorkspaceTx,
 } from "./types.js";
+import {
+  LIST_WORKSPACES_SQL,
+  MEMORY_COLUMNS,
+  bytesToVector,
+  healthCountsStatement,
+  lexicalSearchStatement,
+  listMemoriesStatement,
+  vectorToBytes,
+} from "./shared-sql.js";
 import { likePrefix, toMemory, toWorkspace, type MemoryRow, type WorkspaceRow } from "./rows.js";
 import { createTokenBuckets } from "./token-bucket.js";
 import { SQLITE_WEBHOOKS_MIGRATION } from "../webhooks/schema.js";
@@ -170,6 +180,30 @@ const INTEGER_IDS = `
 `;
 
 /**
+ * The store's own full-text index of memory texts (FTS5), kept in step by triggers, so a stored, merged, re-embedded
+ * or forgotten memory is searchable (or gone) in the same transaction. Contentless with contentless_delete: the text
+ * lives once, in `memories`; the index keeps only its tokens, and `workspace` (the token `w<id>`) files each memory
+ * under its workspace. unicode61 with diacritics folded: words, names and numbers of any script match as written, no
+ * stemming. Ranked in ./shared-sql.ts (lexicalSearchStatement).
+ */
+const LEXICAL_INDEX = `
+  CREATE VIRTUAL TABLE memory_text USING fts5(
+    text, workspace, content = '', contentless_delete = 1, tokenize = 'unicode61 remove_diacritics 2'
+  );
+  INSERT INTO memory_text (rowid, text, workspace) SELECT id, text, 'w' || workspace_id FROM memories;
+  CREATE TRIGGER memory_text_insert AFTER INSERT ON memories BEGIN
+    INSERT INTO memory_text (rowid, text, workspace) VALUES (new.id, new.text, 'w' || new.workspace_id);
+  END;
+  CREATE TRIGGER memory_text_update AFTER UPDATE OF text ON memories BEGIN
+    DELETE FROM memory_text WHERE rowid = old.id;
+    INSERT INTO memory_text (rowid, text, workspace) VALUES (new.id, new.text, 'w' || new.workspace_id);
+  END;
+  CREATE TRIGGER memory_text_delete AFTER DELETE ON memories BEGIN
+    DELETE FROM memory_text WHERE rowid = old.id;
+  END;
+`;
+
+/**
  * A forgotten memory leaves only its id and the rev of its forgetting (never its text): readers apply it like any
  * other change, and revs stay strictly increasing after the highest-rev memory is forgotten. usage_events is rebuilt
  * because SQLite cannot widen a CHECK constraint in place.
@@ -270,14 +304,12 @@ const MIGRATIONS: string[] = [
   FORGETTING_AND_KEY_USE,
   // 5: expiring idempotency keys by age without scanning all of the workspace's keys on every store (as PostgreSQL's).
   "CREATE INDEX idempotency_age ON idempotency(workspace_id, created_at);",
+  // 6: the lexical index (issue 18).
+  LEXICAL_INDEX,
 ];
 
 /** The schema version a current store is at (PRAGMA user_version after migrating). */
 export const SQLITE_SCHEMA_VERSION = MIGRATIONS.length;
-
-const MEMORY_COLUMNS =
-  "id, workspace_id, text, meta, embedder_id, importance, temporal_type, valid_until, categories, created_at, " +
-  "updated_at, last_accessed_at, access_count, rev";
 
 /** A workspace's vectors (@ws) with rev > @since, and its tombstones as rows without a vector (./types.ts). */
 const VECTORS_AND_TOMBSTONES =
@@ -285,20 +317,6 @@ const VECTORS_AND_TOMBSTONES =
   "WHERE m.workspace_id = @ws AND m.rev > @since " +
   `UNION ALL SELECT memory_id, rev, '${FORGOTTEN_EMBEDDER}', NULL FROM memory_tombstones WHERE workspace_id = @ws AND rev > @since`;
 
-/** A time-bound memory past its end, for health (`@nowMs`). */
-const EXPIRED = "temporal_type = 'time_bound' AND valid_until IS NOT NULL AND valid_until < @nowMs";
-
-export function vectorToBytes(vector: Float32Array): Buffer {
-  return Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength);
-}
-
-export function bytesToVector(bytes: Uint8Array): Float32Array {
-  // A view when the bytes are 4-byte aligned (the driver gives each value its own buffer); a copy otherwise.
-  if (bytes.byteOffset % 4 === 0) return new Float32Array(bytes.buffer, bytes.byteOffset, bytes.byteLength / 4);
-  const copy = new Uint8Array(bytes.byteLength);
-  copy.set(bytes);
-  return new Float32Array(copy.buffer);
-}
 
 
 
@@ -361,8 +379,9 @@ export function openSqliteStore(path: string): MemoryStore {
   db.pragma("synchronous = NORMAL");
   db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
   // Retrieve reads scattered rows: keep pages in memory rather than one system call per page.
-  db.pragma("cache_size = -65536");
-  db.pragma("mmap_size = 268435456");
+  // Retrieve reads a few scattered rows (candidates' records and float vectors) and lexical postings: a 32 MB page
+  // cache holds them. No mmap: loading an index reads every vector once, and mapped pages would stay resident.
+  db.pragma("cache_size = -32768");
   try {
     migrate(db); // leaves foreign_keys on
   } catch (err) {
@@ -377,11 +396,7 @@ export function openSqliteStore(path: string): MemoryStore {
     getWorkspace: db.prepare("SELECT * FROM workspaces WHERE id = ?"),
     setWorkspaceStatus: db.prepare("UPDATE workspaces SET status = ? WHERE id = ?"),
     countWorkspaces: db.prepare("SELECT count(*) AS n FROM workspaces"),
-    listWorkspaces: db.prepare(
-      "SELECT w.*, (SELECT count(*) FROM memories m WHERE m.workspace_id = w.id) AS memories, " +
-        "(SELECT count(*) FROM api_keys k WHERE k.workspace_id = w.id AND k.revoked_at IS NULL) AS live_keys " +
-        "FROM workspaces w ORDER BY w.created_at, w.id",
-    ),
+    listWorkspaces: db.prepare(LIST_WORKSPACES_SQL),
     insertKey: db.prepare(
       "INSERT INTO api_keys (workspace_id, key_hash, prefix, created_at) VALUES (@workspace_id, @key_hash, @prefix, @created_at)",
     ),
@@ -397,18 +412,13 @@ export function openSqliteStore(path: string): MemoryStore {
     insertVector: db.prepare("INSERT INTO memory_vectors (memory_id, vector) VALUES (?, ?)"),
     updateVector: db.prepare("UPDATE memory_vectors SET vector = ? WHERE memory_id = ?"),
     getMemory: db.prepare(`SELECT ${MEMORY_COLUMNS} FROM memories WHERE id = ? AND +workspace_id = ?`),
-    listMemories: db.prepare(`SELECT ${MEMORY_COLUMNS} FROM memories WHERE workspace_id = ? ORDER BY rev`),
+    listMemories: db.prepare(listMemoriesStatement("sqlite", 0).sql),
+    // Float rows for re-scoring the vector screen's few candidates (the cache keeps only int8 codes).
+    vectorsOf: db.prepare(
+      "SELECT m.id, m.rev, m.embedder_id, v.vector FROM memories m JOIN memory_vectors v ON v.memory_id = m.id " +
+        "WHERE +m.workspace_id = ? AND m.id IN (SELECT value FROM json_each(?))",
+    ).raw(),
     countMemories: db.prepare("SELECT count(*) AS n FROM memories WHERE workspace_id = ?"),
-    // length() counts characters (code points) of TEXT, as PostgreSQL's char_length() does.
-    healthCounts: db.prepare(
-      `SELECT count(*) AS total,
-              count(*) FILTER (WHERE ${EXPIRED}) AS expired,
-              count(*) FILTER (WHERE NOT (${EXPIRED}) AND coalesce(last_accessed_at, created_at) < @untouchedBeforeMs) AS untouched,
-              count(*) FILTER (WHERE length(text) > @overlongChars) AS overlong,
-              count(*) FILTER (WHERE access_count = 0 AND created_at < @neverRetrievedBeforeMs) AS neverRetrieved,
-              count(*) FILTER (WHERE embedder_id <> @embedderId) AS otherModel
-         FROM memories WHERE workspace_id = @workspaceId`,
-    ),
     // Forgotten memories' revs count too: a rev is never handed out twice, even after the newest memory is forgotten.
     maxRev: db.prepare(
       "SELECT max(coalesce((SELECT max(rev) FROM memories WHERE workspace_id = @ws), 0), " +
@@ -513,9 +523,17 @@ export function openSqliteStore(path: string): MemoryStore {
       id,
       rev,
       embedder_id,
-      vector: vector === null ? new Float32Array(0) : bytesToVector(vector),
+      vector: vector === null ? new Float32Array(0) : bytesToVector(vector, { own: true }),
     }));
   }
+
+  function vectorsOf(workspaceId: number, ids: readonly number[]): VectorRecord[] {
+    if (ids.length === 0) return [];
+    const rows = q.vectorsOf.all(workspaceId, JSON.stringify(ids)) as [id: number, rev: number, embedder_id: string, vector: Buffer][];
+    return rows.map(([id, rev, embedder_id, vector]) => ({ id, rev, embedder_id, vector: bytesToVector(vector, { own: true }) }));
+  }
+
+  const readAllNow = ({ sql, params }: Statement) => db.prepare(sql).all(...params) as Record<string, unknown>[];
 
   function getMemory(workspaceId: number, id: number): MemoryRecord | null {
     const row = q.getMemory.get(id, workspaceId) as MemoryRow | undefined;
@@ -533,6 +551,7 @@ export function openSqliteStore(path: string): MemoryStore {
     return {
       workspaceId,
       vectorsSince: async (sinceRev) => readVectors(workspaceId, sinceRev),
+      vectorsOf: async (ids) => vectorsOf(workspaceId, ids),
       getMemory: async (id) => getMemory(workspaceId, id),
       async insertMemory(m: NewMemory) {
         if (m.workspace_id !== workspaceId) throw new Error("insertMemory: workspace mismatch");
@@ -665,6 +684,11 @@ export function openSqliteStore(path: string): MemoryStore {
     },
 
     vectorsSince: async (workspaceId, sinceRev, limit) => readVectors(workspaceId, sinceRev, limit),
+    vectorsOf: async (workspaceId, ids) => vectorsOf(workspaceId, ids),
+    async searchText(workspaceId, terms, limit) {
+      if (terms.length === 0 || limit <= 0) return [];
+      return readAllNow(lexicalSearchStatement("sqlite", workspaceId, terms, limit)) as unknown as LexicalMatch[];
+    },
     recentWorkspaces: async (limit) => q.recentWorkspaces.all(limit) as number[],
     async getMemories(workspaceId, ids) {
       if (ids.length === 0) return [];
@@ -677,7 +701,7 @@ export function openSqliteStore(path: string): MemoryStore {
       return (q.countMemories.get(workspaceId) as { n: number }).n;
     },
     async healthCounts(workspaceId, query) {
-      return q.healthCounts.get({ workspaceId, ...query }) as HealthCounts;
+      return readAllNow(healthCountsStatement("sqlite", workspaceId, query))[0] as unknown as HealthCounts;
     },
     browseMemories: (workspaceId, filter, page) =>
       readBrowse("sqlite", workspaceId, filter, page, readAll, (row) => toMemory(row as unknown as MemoryRow)),

@@ -5,6 +5,7 @@
 // Conventions every implementation follows:
 // - Timestamps are integer milliseconds since the epoch (UTC); the core renders them as ISO 8601 `Z`.
 // - Vectors are Float32Array (stored as raw little-endian float32 bytes: SQLite BLOB, PostgreSQL bytea).
+// - The SQL both stores run is written once where it can be, in ./shared-sql.ts and ./dashboard-sql.ts.
 // - `rev` is a per-workspace revision: strictly increasing within a workspace, assigned only inside
 //   `writeInWorkspace` (so, under the workspace's write lock) as max(rev of the workspace) + 1, and bumped on insert
 //   and on every update of a memory's text/vector/judgement (merge, re-embed). Readers cache vectors and ask for
@@ -49,6 +50,12 @@ export interface VectorRecord {
 }
 
 export const FORGOTTEN_EMBEDDER = "";
+
+/** A memory the lexical index found: its score is the sum of the IDFs of the query words it holds (./shared-sql.ts). */
+export interface LexicalMatch {
+  id: number;
+  score: number;
+}
 
 /** A memory to insert; the store assigns `id`, `rev`, `updated_at = created_at`, `access_count = 0`. */
 export type NewMemory = Omit<MemoryRecord, "id" | "rev" | "updated_at" | "last_accessed_at" | "access_count"> & { vector: Float32Array };
@@ -189,6 +196,8 @@ export interface WorkspaceTx {
   readonly workspaceId: number;
   /** Vectors of this workspace's memories with rev > sinceRev, ordered by rev ascending. */
   vectorsSince(sinceRev: number): Promise<VectorRecord[]>;
+  /** Float vectors of these memories (any order; unknown ids skipped): the exact re-scoring of a vector screen. */
+  vectorsOf(ids: readonly number[]): Promise<VectorRecord[]>;
   getMemory(id: number): Promise<MemoryRecord | null>;
   insertMemory(memory: NewMemory): Promise<MemoryRecord>;
   /** Applies the patch, bumps rev, sets updated_at = nowMs. Returns the updated record (null if absent). */
@@ -237,11 +246,18 @@ export interface MemoryStore {
   // Memories (reads outside the write lock)
   /** Same as WorkspaceTx.vectorsSince, outside any lock (sees committed rows); at most `limit` rows when given. */
   vectorsSince(workspaceId: number, sinceRev: number, limit?: number): Promise<VectorRecord[]>;
+  /** Same as WorkspaceTx.vectorsOf, outside any lock. */
+  vectorsOf(workspaceId: number, ids: readonly number[]): Promise<VectorRecord[]>;
+  /**
+   * The workspace's memories holding any of `terms` (lower-case words of letters and digits), best first by the
+   * store's lexical index (SQLite FTS5, PostgreSQL full text over a tsvector with a GIN index), at most `limit`.
+   */
+  searchText(workspaceId: number, terms: readonly string[], limit: number): Promise<LexicalMatch[]>;
   /** Ids of the workspaces holding memories, the most recently written first, at most `limit`. */
   recentWorkspaces(limit: number): Promise<number[]>;
   /** The records with these ids in this workspace (any order; unknown ids skipped). */
   getMemories(workspaceId: number, ids: readonly number[]): Promise<MemoryRecord[]>;
-  /** Every memory of the workspace without vectors (tools and tests; health counts in the store instead). */
+  /** Every memory of the workspace without vectors, in rev order (tools and tests; health counts in the store instead). */
   listMemories(workspaceId: number): Promise<MemoryRecord[]>;
   /** A page of the workspace's memories matching `filter`, newest first, and how many match (the dashboard). */
   browseMemories(workspaceId: number, filter: MemoryFilter, page: { limit: number; offset: number }): Promise<{ total: number; memories: MemoryRecord[] }>;

@@ -1,5 +1,6 @@
-// The offline embedders: meaning (all-MiniLM-L6-v2), wording (hashed lexical features), and the default hybrid that
-// joins them so one cosine blends both (DESIGN.md "Retrieval and decay": better relevance comes from a better vector).
+// The offline embedders: meaning (all-MiniLM-L6-v2, the default), wording (hashed lexical features), and the hybrid
+// that joins them (0.3.0's default; wording is now matched by the store's lexical index, DESIGN.md "Retrieval and
+// decay", so the hybrid stays only as a choice, and its vectors derive the default's: ../../retrieval/derived-vectors.ts).
 import type { Embedder } from "../types.js";
 import { LEXICAL_DIMENSIONS, createLexicalEmbedder, distinctFacts, lexicalFeatures, normalize } from "./lexical.js";
 import { MINILM_DIMENSIONS, MINILM_ID, embedWithModel, loadSentenceModel, modelDirectory } from "./minilm.js";
@@ -80,7 +81,7 @@ export function createHybridEmbedder(options: OfflineEmbedderOptions = {}): Embe
   };
 }
 
-export function createOfflineEmbedder(kind: OfflineEmbedderKind = "hybrid", options: OfflineEmbedderOptions = {}): Embedder {
+export function createOfflineEmbedder(kind: OfflineEmbedderKind = "semantic", options: OfflineEmbedderOptions = {}): Embedder {
   if (kind === "semantic") return createSemanticEmbedder(options);
   if (kind === "lexical") {
     const lexical = createLexicalEmbedder(LEXICAL_DIMENSIONS);
@@ -89,9 +90,13 @@ export function createOfflineEmbedder(kind: OfflineEmbedderKind = "hybrid", opti
   return createHybridEmbedder(options);
 }
 
-/** Reads BRAIN_EMBEDDER (hybrid | semantic | lexical); anything else is a configuration error. */
+/**
+ * Reads BRAIN_EMBEDDER (semantic | hybrid | lexical); anything else is a configuration error. The default is the
+ * sentence model alone: wording is matched by the store's lexical index, where the hashed block measured worse
+ * (test/eval/README.md, issue 18).
+ */
 export function offlineEmbedderKind(env: NodeJS.ProcessEnv): OfflineEmbedderKind {
-  const kind = (env.BRAIN_EMBEDDER ?? "hybrid").trim().toLowerCase() || "hybrid";
+  const kind = (env.BRAIN_EMBEDDER ?? "semantic").trim().toLowerCase() || "semantic";
   if (kind === "hybrid" || kind === "semantic" || kind === "lexical") return kind;
   throw new Error(`BRAIN_EMBEDDER must be hybrid, semantic or lexical (got "${kind}")`);
 }

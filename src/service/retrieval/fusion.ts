@@ -1,0 +1,24 @@
+// The one relevance term, fed by two channels (DESIGN.md "Retrieval and decay"): the dense cosine, normalized from
+// the relevance floor to the query's best cosine, and the store's lexical score, relative to the query's best lexical
+// match but discounted when even that match is weak (so a question worded apart from every memory, where only a name
+// matches, stays ranked by meaning). A calibrated convex combination: measured against reciprocal rank fusion on
+// LoCoMo's development half and the project's own set (docs/decisions.md, issue 18).
+import { FUSION } from "./weights.js";
+
+const clamp01 = (x: number) => (x < 0 ? 0 : x > 1 ? 1 : x);
+
+export interface FusionContext {
+  floor: number;
+  /** The best cosine among the query's dense candidates. */
+  bestCosine: number;
+  /** The best lexical score of the query (0 when the lexical index found nothing). */
+  bestLexical: number;
+}
+
+/** (1 − share)·cosine' + share·lexical', in 0..1; `lexical` is 0 for a memory the lexical index did not find. */
+export function fusedRelevance(cosine: number, lexical: number, ctx: FusionContext): number {
+  const span = ctx.bestCosine - ctx.floor;
+  const dense = span > 1e-9 ? clamp01((cosine - ctx.floor) / span) : 1;
+  const words = lexical > 0 ? lexical / (ctx.bestLexical + FUSION.lexicalSaturation) : 0;
+  return (1 - FUSION.lexicalShare) * dense + FUSION.lexicalShare * clamp01(words);
+}

@@ -1,0 +1,123 @@
+// The SQL both stores run, written once: statements differ only in placeholders (`?` or `$n`), in how an id list
+// travels (a JSON array on SQLite, a bigint[] on PostgreSQL) and in a few function names. Each store runs the
+// statement its own way; the dashboard's queries live beside these in ./dashboard-sql.ts.
+import type { HealthCountsQuery } from "./types.js";
+
+export type Dialect = "sqlite" | "postgres";
+
+export interface Statement {
+  sql: string;
+  params: unknown[];
+}
+
+/** Columns of a memory row, as both stores name them (the vector lives apart on SQLite, in the row on PostgreSQL). */
+export const MEMORY_COLUMNS =
+  "id, workspace_id, text, meta, embedder_id, importance, temporal_type, valid_until, categories, created_at, " +
+  "updated_at, last_accessed_at, access_count, rev";
+
+/** Collects parameters and hands out the dialect's placeholders in order. */
+export class Params {
+  readonly values: unknown[] = [];
+  constructor(private readonly dialect: Dialect) {}
+  /** The placeholder for `value`: `?` for SQLite, `$n` for PostgreSQL. */
+  add(value: unknown): string {
+    this.values.push(value);
+    return this.dialect === "sqlite" ? "?" : `$${this.values.length}`;
+  }
+  /** `column IN ids`, the list as one parameter (so each statement text is the same whatever the list's length). */
+  idIn(column: string, ids: readonly number[]): string {
+    return this.dialect === "sqlite"
+      ? `${column} IN (SELECT value FROM json_each(${this.add(JSON.stringify(ids))}))`
+      : `${column} = ANY(${this.add([...ids])}::bigint[])`;
+  }
+  statement(sql: string): Statement {
+    return { sql, params: this.values };
+  }
+}
+
+// Vectors are raw little-endian float32 bytes in both stores (SQLite BLOB, PostgreSQL bytea).
+
+export function vectorToBytes(vector: Float32Array): Buffer {
+  return Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength);
+}
+
+/**
+ * `own`: the bytes are this value's alone (better-sqlite3 gives each value its own buffer), so a view will do when
+ * aligned; pg's may sit in a buffer the driver reuses, so they are copied.
+ */
+export function bytesToVector(bytes: Uint8Array, { own = false }: { own?: boolean } = {}): Float32Array {
+  if (own && bytes.byteOffset % 4 === 0) return new Float32Array(bytes.buffer, bytes.byteOffset, bytes.byteLength / 4);
+  const copy = new Uint8Array(bytes.byteLength);
+  copy.set(bytes);
+  return new Float32Array(copy.buffer);
+}
+
+/** A time-bound memory past its end. */
+const expired = (now: string) => `temporal_type = 'time_bound' AND valid_until IS NOT NULL AND valid_until < ${now}`;
+
+/** Health's signals in one pass over the workspace's rows; both count characters as code points. */
+export function healthCountsStatement(dialect: Dialect, workspaceId: number, query: HealthCountsQuery): Statement {
+  // Placeholders are handed out in the order they appear (SQLite's `?` are positional), so `now` is added twice.
+  const p = new Params(dialect);
+  const chars = dialect === "sqlite" ? "length" : "char_length";
+  return p.statement(
+    `SELECT count(*) AS total,
+            count(*) FILTER (WHERE ${expired(p.add(query.nowMs))}) AS expired,
+            count(*) FILTER (WHERE NOT (${expired(p.add(query.nowMs))}) AND coalesce(last_accessed_at, created_at) < ${p.add(query.untouchedBeforeMs)}) AS untouched,
+            count(*) FILTER (WHERE ${chars}(text) > ${p.add(query.overlongChars)}) AS overlong,
+            count(*) FILTER (WHERE access_count = 0 AND created_at < ${p.add(query.neverRetrievedBeforeMs)}) AS "neverRetrieved",
+            count(*) FILTER (WHERE embedder_id <> ${p.add(query.embedderId)}) AS "otherModel"
+       FROM memories WHERE workspace_id = ${p.add(workspaceId)}`,
+  );
+}
+
+/** Every memory of a workspace in rev order (the order writes were made in), the same on both stores. */
+export function listMemoriesStatement(dialect: Dialect, workspaceId: number): Statement {
+  const p = new Params(dialect);
+  return p.statement(`SELECT ${MEMORY_COLUMNS} FROM memories WHERE workspace_id = ${p.add(workspaceId)} ORDER BY rev`);
+}
+
+/** Workspaces with their memory and live key counts, oldest first. */
+export const LIST_WORKSPACES_SQL =
+  "SELECT w.*, (SELECT count(*) FROM memories m WHERE m.workspace_id = w.id) AS memories, " +
+  "(SELECT count(*) FROM api_keys k WHERE k.workspace_id = w.id AND k.revoked_at IS NULL) AS live_keys " +
+  "FROM workspaces w ORDER BY w.created_at, w.id";
+
+/** PostgreSQL's lexical search reads at most this many memories per query word (./shared-sql.ts lexicalSearchStatement). */
+export const POSTINGS_PER_TERM = 1_000;
+
+/** The token that files a memory under its workspace in SQLite's full-text table (the column `workspace`). */
+export const workspaceToken = (workspaceId: number) => `w${workspaceId}`;
+
+/**
+ * The workspace's memories that contain any of `terms` (words of letters and digits, lower case), best first, at
+ * most `limit`: each scores the sum of BM25's inverse document frequency, ln(1 + (N − n + 0.5) / (n + 0.5)), of the
+ * query words it holds (N the workspace's memories, n those holding the word). The index finds each word's memories,
+ * at most POSTINGS_PER_TERM of them, so a common word costs no more than that (and its weight is small either way):
+ * SQLite's FTS5 table (unicode61, diacritics folded) or PostgreSQL's GIN index over a `simple` tsvector (no stemming:
+ * names stay names). The same formula on both stores; measured against FTS5's bm25() in docs/decisions.md (issue 18).
+ */
+export function lexicalSearchStatement(dialect: Dialect, workspaceId: number, terms: readonly string[], limit: number): Statement {
+  const p = new Params(dialect);
+  // SQLite: one MATCH per word, each stopping at the cap (one query over all words would read every posting).
+  const postings =
+    dialect === "sqlite"
+      ? `hits AS (${terms
+          .map(
+            (t) =>
+              `SELECT * FROM (SELECT ${p.add(t)} AS t, rowid AS id FROM memory_text ` +
+              `WHERE memory_text MATCH ${p.add(`workspace : ${workspaceToken(workspaceId)} AND text : "${t}"`)} LIMIT ${POSTINGS_PER_TERM})`,
+          )
+          .join(" UNION ALL ")})`
+      : `terms AS (SELECT t, to_tsquery('simple', quote_literal(t)) AS q FROM unnest(${p.add([...terms])}::text[]) AS t),
+         hits AS (SELECT terms.t, m.id FROM terms CROSS JOIN LATERAL
+                    (SELECT id FROM memories WHERE workspace_id = ${p.add(workspaceId)} AND lexemes @@ terms.q LIMIT ${POSTINGS_PER_TERM}) AS m)`;
+  return p.statement(
+    `WITH ${postings},
+          df AS (SELECT t, count(*) AS n FROM hits GROUP BY t),
+          total AS (SELECT count(*) AS n FROM memories WHERE workspace_id = ${p.add(workspaceId)})
+     SELECT hits.id, CAST(sum(ln(1 + (total.n - df.n + 0.5) / (df.n + 0.5))) AS double precision) AS score
+       FROM hits JOIN df USING (t) CROSS JOIN total
+      GROUP BY hits.id ORDER BY score DESC, hits.id LIMIT ${p.add(limit)}`,
+  );
+}
