@@ -22,7 +22,7 @@ describe.skipIf(TEST_DATABASE_URL !== undefined)("a 0.1.0 SQLite store", () => {
     // An old store has workspaces: neither start makes one.
     expect(a.stdout() + b.stdout()).not.toMatch(/created workspace/);
     const db = new Database(path, { readonly: true });
-    expect(db.pragma("user_version", { simple: true })).toBe(3);
+    expect(db.pragma("user_version", { simple: true })).toBe(2);
     expect(db.pragma("foreign_key_check")).toEqual([]);
     db.close();
 

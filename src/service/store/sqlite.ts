@@ -220,8 +220,6 @@ const MIGRATIONS: string[] = [
   `,
   // 2: integer ids assigned by the store.
   INTEGER_IDS,
-  // 3: expiring idempotency keys by age without scanning all of the workspace's keys on every store (as PostgreSQL's).
-  "CREATE INDEX idempotency_age ON idempotency(workspace_id, created_at);",
 ];
 
 const MEMORY_COLUMNS =
