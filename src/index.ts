@@ -17,6 +17,8 @@ export {
   CLIENT_ERROR_CODES,
 } from "./client/errors.js";
 export { createStderrLogger, redact } from "./client/logger.js";
+export { verifyWebhook, WebhookVerificationError } from "./client/webhooks.js";
+export type { WebhookEvent } from "./client/webhooks.js";
 export type { Logger, LogFields, LogLevel } from "./client/logger.js";
 export type {
   StoreResponse,

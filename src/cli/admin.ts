@@ -4,6 +4,8 @@ import type { WorkspaceStatus } from "../contract/wire.js";
 import { createJsonLog, parseLogLevel } from "../service/http/json-log.js";
 import type { AdminService, MemoryService, Workspace } from "../service/types.js";
 import { openStore, reportFailure, resolveStoreLocation } from "./serve.js";
+import { checkWebhookCommand, WEBHOOK_USAGE } from "./webhook.js";
+import type { TransferOutput } from "./transfer.js";
 
 const USAGE = `usage: brain-mcp admin <command> [--db PATH | --database-url URL] [--json]
 
@@ -14,9 +16,14 @@ const USAGE = `usage: brain-mcp admin <command> [--db PATH | --database-url URL]
   key revoke KEY_ID
   key import WORKSPACE_ID KEY      (KEY as "-" reads it from stdin, keeping it out of process lists)
   reembed [--workspace WORKSPACE_ID]
-  export --workspace WORKSPACE_ID [--out FILE] [--vectors]   (JSON Lines; stdout without --out)
+  export --workspace WORKSPACE_ID [--out FILE] [--vectors]   (JSON Lines; stdout without --out; never overwrites)
   import FILE --workspace WORKSPACE_ID | --new NAME           (adds only what is not there yet)
   backup --out FILE                                          (a consistent copy of a live SQLite store)
+${WEBHOOK_USAGE}
+  memory delete MEMORY_ID… [--workspace WORKSPACE_ID]        (forgets them: text, vector, idempotent answers)
+  memory forget --workspace WORKSPACE_ID --query "…" [--min-score S] [--yes]
+                                   (shows the memories found by meaning, scoring S or more (default 0.5), and asks;
+                                    without a terminal it forgets only with --yes)
 
   --db PATH / BRAIN_DB, --database-url URL / BRAIN_DATABASE_URL: the store (as for serve)
   --json   print one JSON object instead of sentences`;
@@ -27,6 +34,9 @@ const TRANSFER_COMMANDS = ["export", "import", "backup"];
 const STATUSES: readonly WorkspaceStatus[] = ["active", "suspended", "limit_reached", "deleted"];
 
 export class UsageError extends Error {}
+
+/** How long one admin statement on PostgreSQL may run (ms) unless BRAIN_PG_STATEMENT_TIMEOUT_MS says otherwise. */
+const ADMIN_STATEMENT_TIMEOUT_MS = 300_000;
 
 /** The commands whose third word is an id, and its name in the usage. */
 const ID_ARGUMENT: Record<string, string> = {
@@ -123,7 +133,10 @@ async function runCommand(
     case "key revoke": {
       expectArgs(positionals, 3, "key revoke KEY_ID");
       const keyId = parseId(positionals[2], "KEY_ID");
-      if (!(await service.revokeKey(keyId))) throw new Error(`no API key with id ${keyId}`);
+      if (!(await service.revokeKey(keyId))) {
+        const state = await service.keyState(keyId);
+        throw new Error(state === "revoked" ? `API key ${keyId} is already revoked; nothing changed` : `no API key with id ${keyId}`);
+      }
       return { json: { key_id: keyId, revoked: true }, human: [`API key ${keyId} is revoked.`] };
     }
     case "key import": {
@@ -131,6 +144,7 @@ async function runCommand(
       const workspaceId = parseId(positionals[2], "WORKSPACE_ID");
       const apiKey = positionals[3] === "-" ? await readStdin() : positionals[3]!.trim();
       if (apiKey === "" || /\s/.test(apiKey)) throw new UsageError("the key to import must be one word with no spaces");
+      // Its strength (length and entropy) is checked by the service, which names what is missing.
       const key = await service.importKey(workspaceId, apiKey);
       return {
         json: { workspace_id: workspaceId, key_id: key.keyId, api_key_prefix: key.prefix },
@@ -170,6 +184,12 @@ export async function runAdmin(argv: string[], env: NodeJS.ProcessEnv = process.
         out: { type: "string" },
         vectors: { type: "boolean" },
         new: { type: "string" },
+        url: { type: "string" },
+        events: { type: "string" },
+        limit: { type: "string" },
+        query: { type: "string" },
+        "min-score": { type: "string" },
+        yes: { type: "boolean", default: false },
         help: { type: "boolean", short: "h", default: false },
       },
     });
@@ -179,6 +199,14 @@ export async function runAdmin(argv: string[], env: NodeJS.ProcessEnv = process.
     return 2;
   }
   const { values, positionals } = parsed;
+  /** Writes a command's summary (and warnings) and sets the exit code. */
+  const finish = (out: TransferOutput): number => {
+    const summary = values.json ? `${JSON.stringify(out.json)}\n` : `${out.human.join("\n")}\n`;
+    for (const warning of out.warnings ?? []) process.stderr.write(`brain-mcp admin: ${warning}\n`);
+    (out.toStderr ? process.stderr : process.stdout).write(summary);
+    process.exitCode = out.exitCode ?? 0;
+    return out.exitCode ?? 0;
+  };
   if (values.help || positionals.length === 0) {
     (values.help ? process.stdout : process.stderr).write(`${USAGE}\n`);
     const code = values.help ? 0 : 2;
@@ -186,19 +214,24 @@ export async function runAdmin(argv: string[], env: NodeJS.ProcessEnv = process.
     return code;
   }
 
+  // An export of a large workspace or a re-embed is long by nature: admin's statements get minutes, serve's seconds.
+  process.env.BRAIN_PG_STATEMENT_TIMEOUT_MS ??= env.BRAIN_PG_STATEMENT_TIMEOUT_MS ?? String(ADMIN_STATEMENT_TIMEOUT_MS);
   // Admin talks to people on stdout; the service's own log stays quiet unless asked for.
   const log = createJsonLog(process.stderr, parseLogLevel(env.BRAIN_LOG, "warn"));
   let service: (MemoryService & AdminService) | undefined;
   try {
     const location = resolveStoreLocation(values, env);
+    if (positionals[0] === "memory") return finish(await (await import("./memory-admin.js")).runMemoryAdmin(positionals, values, location, env, log));
     if (TRANSFER_COMMANDS.includes(positionals[0]!)) {
       const { runTransfer } = await import("./transfer.js");
-      const out = await runTransfer(positionals, values, location, env, log);
-      const summary = values.json ? `${JSON.stringify(out.json)}\n` : `${out.human.join("\n")}\n`;
-      for (const warning of out.warnings ?? []) process.stderr.write(`brain-mcp admin: ${warning}\n`);
-      (out.toStderr ? process.stderr : process.stdout).write(summary);
-      process.exitCode = out.exitCode ?? 0;
-      return out.exitCode ?? 0;
+      return finish(await runTransfer(positionals, values, location, env, log));
+    }
+    if (positionals[0] === "webhook") {
+      checkWebhookCommand(positionals, values);
+      const { runWebhook } = await import("./webhook.js");
+      const out = await runWebhook(positionals, values, location, env, log);
+      process.stdout.write(values.json ? `${JSON.stringify(out.json)}\n` : `${out.human.join("\n")}\n`);
+      return 0;
     }
     // Check the command's shape before opening the store (and loading models).
     const known = ["workspace list", "workspace create", "workspace set-status", "key create", "key revoke", "key import"];

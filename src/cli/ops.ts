@@ -4,7 +4,7 @@
 import { parseArgs } from "node:util";
 import { Brain } from "../client/brain.js";
 import { checkBaseURL, ConfigError, createLogger, loadConfig, readEnv, configFilePath, writeConfigFile } from "../config/index.js";
-import { renderError } from "../mcp/render.js";
+import { renderError } from "../mcp/render-error.js";
 import { TOOLS, type Tool } from "../mcp/tools/index.js";
 
 /** 0 done, 1 the operation failed, 2 the command was wrong. */

@@ -1,6 +1,6 @@
 // `brain-mcp admin export | import | backup`: a workspace to and from an export file, and a copy of a live SQLite
 // store. Operator tools on the service's own store, like the rest of `admin`; the API is not involved.
-import { createWriteStream, existsSync, renameSync, rmSync, statSync } from "node:fs";
+import { createWriteStream, existsSync, linkSync, rmSync, statSync } from "node:fs";
 import type { Writable } from "node:stream";
 import { finished } from "node:stream/promises";
 import { loadOptional } from "../service/http/optional-deps.js";
@@ -39,19 +39,36 @@ function terminalProgress(label: string): { update?: (done: number, total: numbe
   };
 }
 
+/** An export, like a backup, never overwrites a file: the message says so before the store is opened. */
+function refuseExisting(path: string): void {
+  if (existsSync(path) && statSync(path).isFile()) {
+    throw new Error(`${path} exists already; choose a new file name (an export, like a backup, never overwrites)`);
+  }
+}
+
 /**
- * Writes through `write` into FILE.partial, renamed to FILE when complete: a failure leaves the old FILE as it was.
- * A FILE that exists and is not a regular file (a pipe, /dev/stdout) is written in place.
+ * Writes through `write` into FILE.partial, linked to FILE when complete (failing if FILE appeared meanwhile), so a
+ * failure leaves no FILE. A FILE that exists and is not a regular file (a pipe, /dev/stdout) is written in place.
  */
-async function writeFileAtomically<T>(path: string, write: (out: Writable) => Promise<T>): Promise<T> {
-  const inPlace = existsSync(path) && !statSync(path).isFile();
+async function writeNewFile<T>(path: string, write: (out: Writable) => Promise<T>): Promise<T> {
+  refuseExisting(path);
+  const inPlace = existsSync(path);
   const target = inPlace ? path : `${path}.partial`;
   const out = createWriteStream(target, { mode: 0o600 });
   try {
     const result = await write(out);
     out.end();
     await finished(out);
-    if (!inPlace) renameSync(target, path);
+    if (!inPlace) {
+      try {
+        linkSync(target, path);
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code === "EEXIST") refuseExisting(path);
+        throw err;
+      } finally {
+        rmSync(target, { force: true });
+      }
+    }
     return result;
   } catch (err) {
     out.destroy();
@@ -82,7 +99,7 @@ async function runExport(location: StoreLocation, log: ServiceLog, workspaceId: 
       };
     }
     const progress = terminalProgress("exporting");
-    const count = await writeFileAtomically(flags.out, (out) =>
+    const count = await writeNewFile(flags.out, (out) =>
       exportWorkspace(store, workspaceId, out, { vectors, onProgress: progress.update }),
     ).finally(() => progress.end());
     return {
@@ -106,7 +123,7 @@ async function runImport(
     loadOptional(() => import("../service/store/open-store.js")),
     loadOptional(() => import("../service/models/index.js")),
     import("../service/export/import.js"),
-    import("../service/pipeline/pii.js"),
+    import("../service/pipeline/pii/index.js"),
   ]);
   const store = await loadOptional(() => openStore(location, { log }));
   const progress = terminalProgress("importing");
@@ -173,6 +190,7 @@ export async function runTransfer(
   if (command === "export") {
     if (rest.length > 0) throw new UsageError("export takes no arguments besides its flags");
     if (flags.workspace === undefined) throw new UsageError("export needs --workspace WORKSPACE_ID");
+    if (flags.out !== undefined) refuseExisting(flags.out);
     return runExport(location, log, parseId(flags.workspace, "--workspace"), flags);
   }
   if (command === "import") {

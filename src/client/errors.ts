@@ -83,13 +83,32 @@ export class ServiceUnavailableError extends BrainError {
 export class InternalServerError extends BrainError {
   override name = "InternalServerError";
 }
-/** No response: connection refused or reset, DNS failure. `statusCode` is null. */
+/** No response: connection refused or reset, DNS failure, or (as TimeoutError) no answer in time. `statusCode` is null. */
 export class ConnectionError extends BrainError {
   override name = "ConnectionError";
+
+  /** The first error code below this one (`ECONNREFUSED`, `ENOTFOUND`, `UND_ERR_SOCKET`, ...), if any. */
+  get causeCode(): string | null {
+    return causeCodes(this.cause)[0] ?? null;
+  }
+
+  /** Nothing listens at the address: the service is not running there. */
+  get refused(): boolean {
+    return causeCodes(this.cause).includes("ECONNREFUSED");
+  }
 }
 /** No response in time: an attempt's `timeout`, or the caller's deadline signal. `statusCode` is null. */
-export class TimeoutError extends BrainError {
+export class TimeoutError extends ConnectionError {
   override name = "TimeoutError";
+}
+
+/** Every string `code` along `cause` (and inside AggregateError's `errors`, from happy-eyeballs connects). */
+function causeCodes(error: unknown, depth = 0): string[] {
+  if (!error || typeof error !== "object" || depth >= 5) return [];
+  const { code, errors, cause } = error as { code?: unknown; errors?: unknown; cause?: unknown };
+  const codes = typeof code === "string" ? [code] : [];
+  if (Array.isArray(errors)) for (const e of errors) codes.push(...causeCodes(e, depth + 1));
+  return codes.concat(causeCodes(cause, depth + 1));
 }
 
 type Headers = Record<string, string | string[] | undefined>;

@@ -59,5 +59,11 @@ export const UNAVAILABLE_RETRY_AFTER_SECONDS = 1;
 export const HEADERS_TIMEOUT_MS = 10_000;
 /** A client must send its whole request (64 KiB at most) within this long, or get 408 and be disconnected. */
 export const REQUEST_TIMEOUT_MS = 20_000;
+/** node:http server options that apply both limits (checked every second): the service's and the dashboard's. */
+export const HTTP_SERVER_TIMEOUTS = {
+  headersTimeout: HEADERS_TIMEOUT_MS,
+  requestTimeout: REQUEST_TIMEOUT_MS,
+  connectionsCheckingInterval: 1_000,
+} as const;
 /** On SIGTERM/SIGINT, in-flight requests get this long to finish before their connections are cut. */
 export const SHUTDOWN_GRACE_MS = 10_000;

@@ -15,7 +15,7 @@ import { z } from "zod";
 import type { ToolNameMode } from "../config/env.js";
 import type { Logger } from "../config/logger.js";
 import { nameStyleFor, toolName, type NameStyle } from "./naming.js";
-import { renderError, type ErrorContext } from "./render.js";
+import { renderError, type ErrorContext } from "./render-error.js";
 import { TOOLS, type MemoryClient, type Tool } from "./tools/index.js";
 
 export interface ServerDeps {
@@ -62,6 +62,7 @@ export function createServer(deps: ServerDeps): BrainServer {
     },
   );
   const shutdown = new AbortController();
+  const onShutdown = fanOut(shutdown.signal);
   const inFlight = new Set<Promise<unknown>>();
   let declarations: Map<NameStyle, ToolDeclaration[]> | undefined;
   let client: Promise<MemoryClient> | undefined;
@@ -123,7 +124,7 @@ export function createServer(deps: ServerDeps): BrainServer {
     };
     if (!deps.openClient) return failure(renderError(null, { ...context, missingKey: true }));
 
-    const { signal, deadlineExceeded, dispose } = callSignal(deps.callDeadlineMs, shutdown.signal, cancelled);
+    const { signal, deadlineExceeded, dispose } = callSignal(deps.callDeadlineMs, cancelled, onShutdown);
     const started = now();
     try {
       const output = await tool.call(await untilAborted(openClient(), signal), parsed.data, { signal });
@@ -187,12 +188,36 @@ const acceptEverything: jsonSchemaValidator = {
   },
 };
 
+/** Abort listeners on one shared signal, one per call. */
+interface FanOut {
+  signal: AbortSignal;
+  /** Runs `listener` when the signal aborts; the returned function stops that. */
+  listen(listener: () => void): () => void;
+}
+
 /**
- * One call's signal: aborted by its deadline (with a TimeoutError, as AbortSignal.timeout does), or by the first of
- * `sources` to abort, with its reason. AbortSignal.any over AbortSignal.timeout did the same, but left a timer
- * and a dependent signal behind for every call (Node 20), which costs time per call and memory over many.
+ * One listener on `signal` that calls every registered one: the adapter's shutdown signal is shared by every call in
+ * flight, and an AbortSignal warns (MaxListenersExceededWarning) past ten listeners of its own.
  */
-function callSignal(deadlineMs: number, ...sources: AbortSignal[]) {
+function fanOut(signal: AbortSignal): FanOut {
+  const listeners = new Set<() => void>();
+  signal.addEventListener("abort", () => listeners.forEach((listener) => listener()), { once: true });
+  return {
+    signal,
+    listen(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+  };
+}
+
+/**
+ * One call's signal: aborted by its deadline (with a TimeoutError, as AbortSignal.timeout does), by the host's
+ * cancellation of this call, or by the adapter's shutdown, with its reason. AbortSignal.any over AbortSignal.timeout
+ * did the same, but left a timer and a dependent signal behind for every call (Node 20), which costs time per call
+ * and memory over many.
+ */
+function callSignal(deadlineMs: number, cancelled: AbortSignal, shutdown: FanOut) {
   const controller = new AbortController();
   let expired = false;
   const timer = setTimeout(() => {
@@ -200,14 +225,13 @@ function callSignal(deadlineMs: number, ...sources: AbortSignal[]) {
     controller.abort(new DOMException("The operation was aborted due to timeout", "TimeoutError"));
   }, deadlineMs).unref();
   const stops: (() => void)[] = [];
-  for (const source of sources) {
-    if (source.aborted) {
-      controller.abort(source.reason);
-      break;
-    }
-    const onAbort = () => controller.abort(source.reason);
-    source.addEventListener("abort", onAbort, { once: true });
-    stops.push(() => source.removeEventListener("abort", onAbort));
+  if (shutdown.signal.aborted) controller.abort(shutdown.signal.reason);
+  else if (cancelled.aborted) controller.abort(cancelled.reason);
+  else {
+    const onCancel = () => controller.abort(cancelled.reason);
+    cancelled.addEventListener("abort", onCancel, { once: true });
+    stops.push(() => cancelled.removeEventListener("abort", onCancel));
+    stops.push(shutdown.listen(() => controller.abort(shutdown.signal.reason)));
   }
   return {
     signal: controller.signal,

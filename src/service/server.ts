@@ -4,7 +4,7 @@ import { createServer as createHttpServer, type Server } from "node:http";
 import { createServer as createHttpsServer } from "node:https";
 import type { AddressInfo } from "node:net";
 import { getRequestListener } from "@hono/node-server";
-import { HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS, SHUTDOWN_GRACE_MS } from "../contract/limits.js";
+import { HTTP_SERVER_TIMEOUTS, SHUTDOWN_GRACE_MS } from "../contract/limits.js";
 import { createApp, createRedirectApp } from "./http/app.js";
 import type { InFlight } from "./http/request-log.js";
 import type { MemoryService, ServiceLog } from "./types.js";
@@ -43,7 +43,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   }
   const listener = getRequestListener(fetch as never);
   // A client that sends its headers or body slowly (or never finishes) is cut off, so it cannot hold a socket forever.
-  const limits = { headersTimeout: HEADERS_TIMEOUT_MS, requestTimeout: REQUEST_TIMEOUT_MS, connectionsCheckingInterval: 1_000 };
+  const limits = HTTP_SERVER_TIMEOUTS;
   const server: Server = options.tls
     ? createHttpsServer({ cert: options.tls.cert, key: options.tls.key, ...limits }, listener)
     : createHttpServer(limits, listener);

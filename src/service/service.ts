@@ -3,20 +3,23 @@
 import { RATE_LIMIT_BURST_DEFAULT, RATE_LIMIT_RPS_DEFAULT } from "../contract/limits.js";
 import type { StatusResponse, WorkspaceStatus } from "../contract/wire.js";
 import { measureHealth } from "./health/index.js";
-import { hashApiKey, keyPrefix, newApiKey, sameKeyHash, type RandomBytes } from "./ids.js";
+import { hashApiKey, importedKeyProblem, keyPrefix, keyRecordOf, newApiKey, sameKeyHash, type RandomBytes } from "./ids.js";
 import { batchReadBookkeeping } from "./bookkeeping.js";
 import { RETIRED_EMBEDDER_PREFIX } from "./models/retired.js";
 import type { Embedder, Judge } from "./models/types.js";
 import { runWritePipeline } from "./pipeline/index.js";
-import type { PiiVerdict } from "./pipeline/pii-types.js";
+import type { PiiVerdict } from "./pipeline/pii/types.js";
 import { retrieveMemories } from "./retrieval/retrieve.js";
 import { VectorIndexes } from "./retrieval/vector-index.js";
 import type { MemoryStore, NewKey, NewWorkspace } from "./store/types.js";
 import { isoSeconds } from "./time.js";
 import type { AdminService, AuthContext, MemoryService, ServiceLog, Workspace } from "./types.js";
+import { createWebhookRuntime } from "./webhooks/runtime.js";
 
 export const DEFAULT_PLAN = "free";
 export const DEFAULT_BILLING_CYCLE = "monthly";
+/** How finely a key's last use is recorded: at most one write per key and process in this window. */
+export const KEY_USE_RESOLUTION_MS = 60_000;
 /** Memories re-embedded per write transaction. */
 const REEMBED_BATCH = 64;
 
@@ -43,6 +46,7 @@ export function createService(deps: CoreDeps): MemoryService & AdminService {
   const rps = positiveNumber(deps.env.BRAIN_RATE_LIMIT_RPS, RATE_LIMIT_RPS_DEFAULT);
   const burst = positiveNumber(deps.env.BRAIN_RATE_LIMIT_BURST, RATE_LIMIT_BURST_DEFAULT);
   const nowMs = () => now().getTime();
+  const webhooks = createWebhookRuntime({ store, env: deps.env, log, now: nowMs, version: deps.version });
   const bookkeeping = batchReadBookkeeping(store, log);
   // Retrieval sees the store with its bookkeeping batched (bookkeeping.ts): reads are counted off the request path,
   // and records read back carry the counts not yet written. Every other method is the store's own.
@@ -65,11 +69,18 @@ export function createService(deps: CoreDeps): MemoryService & AdminService {
     created_at: at,
   });
   /** Only the key's SHA-256 is stored. */
-  const newKey = (apiKey: string, at: number): Omit<NewKey, "workspace_id"> => ({
-    key_hash: hashApiKey(apiKey),
-    prefix: keyPrefix(apiKey),
-    created_at: at,
-  });
+  const newKey = (apiKey: string, at: number): Omit<NewKey, "workspace_id"> => keyRecordOf(apiKey, at);
+
+  // last_used_at is written at most once per KEY_USE_RESOLUTION_MS per key and process, never on the request's path.
+  const keyUseNoted = new Map<number, number>();
+  function noteKeyUse(keyId: number): void {
+    const at = nowMs();
+    if ((keyUseNoted.get(keyId) ?? -Infinity) > at - KEY_USE_RESOLUTION_MS) return;
+    keyUseNoted.set(keyId, at);
+    store.markKeyUsed(keyId, at, at - KEY_USE_RESOLUTION_MS).catch((err: Error) => {
+      log.warn("could not record a key's last use", { key_id: keyId, error: err.message });
+    });
+  }
 
   /** The workspace's vector index, caught up with the store (shared by concurrent readers). */
   const loadIndex = (workspaceId: number) =>
@@ -81,13 +92,44 @@ export function createService(deps: CoreDeps): MemoryService & AdminService {
     return ws;
   }
 
+  /** SQLite's and PostgreSQL's unique-constraint failures. */
+  const isUniqueViolation = (err: unknown) => {
+    const code = (err as { code?: unknown } | null)?.code;
+    return code === "SQLITE_CONSTRAINT_UNIQUE" || code === "23505";
+  };
+
+  /** A key for the workspace; one key opens one workspace, so a key some workspace already has is refused by name. */
+  async function registerKey(workspaceId: number, apiKey: string): Promise<{ keyId: number; prefix: string }> {
+    await requireWorkspace(workspaceId);
+    const key = newKey(apiKey, nowMs());
+    const holder = await store.findKeyByHash(key.key_hash);
+    if (holder) {
+      throw new Error(
+        holder.workspace.id === workspaceId
+          ? `this key is already key ${holder.keyId} of workspace ${workspaceId}; nothing was imported`
+          : `this key already opens workspace ${holder.workspace.id} (key ${holder.keyId}), and a key opens one workspace only: ` +
+            `import a different key, or revoke it there first and then import a new one; nothing was imported`,
+      );
+    }
+    try {
+      return { keyId: await store.insertKey({ ...key, workspace_id: workspaceId }), prefix: key.prefix };
+    } catch (err) {
+      // The hash is unique across live and revoked keys: a revoked key is never live again.
+      if (!isUniqueViolation(err)) throw err;
+      throw new Error("this key was revoked (or is being imported by someone else right now); import a new key; nothing was imported");
+    }
+  }
+
   const service: MemoryService & AdminService = {
     async authenticate(apiKey) {
       if (!apiKey) return null;
       const keyHash = hashApiKey(apiKey);
       // The key itself is never compared: its SHA-256 finds the row, and that match is confirmed in constant time.
       const found = await store.findKeyByHash(keyHash);
-      return found && sameKeyHash(found.keyHash, keyHash) ? { workspace: found.workspace, keyId: found.keyId, keyPrefix: found.prefix } : null;
+      if (!found || !sameKeyHash(found.keyHash, keyHash)) return null;
+      noteKeyUse(found.keyId);
+      // The prefix is cut from the key presented, so a row written before prefixes were bounded never shows more.
+      return { workspace: found.workspace, keyId: found.keyId, keyPrefix: keyPrefix(apiKey) };
     },
 
     store(auth: AuthContext, input, opts) {
@@ -112,7 +154,9 @@ export function createService(deps: CoreDeps): MemoryService & AdminService {
 
     async health(auth) {
       await bookkeeping.flush(); // health counts memories never retrieved: every retrieval so far must be in
-      return measureHealth({ store, embedder, loadIndex }, auth.workspace.id, nowMs());
+      const report = await measureHealth({ store, embedder, loadIndex }, auth.workspace.id, nowMs());
+      webhooks.qualityMeasured(auth.workspace.id, report.quality_score);
+      return report;
     },
 
     async status(auth): Promise<StatusResponse> {
@@ -168,7 +212,10 @@ export function createService(deps: CoreDeps): MemoryService & AdminService {
       return store.ping();
     },
 
+    webhooks,
+
     async close() {
+      await webhooks.stop();
       await bookkeeping.close().catch((error: Error) => log.warn("retrieval bookkeeping lost at close", { error: error.message }));
       await store.close();
     },
@@ -202,19 +249,23 @@ export function createService(deps: CoreDeps): MemoryService & AdminService {
 
     async createKey(workspaceId) {
       const apiKey = newApiKey(deps.random);
-      const { keyId, prefix } = await service.importKey(workspaceId, apiKey);
+      const { keyId, prefix } = await registerKey(workspaceId, apiKey);
       return { keyId, apiKey, prefix };
     },
 
     async importKey(workspaceId, apiKey) {
-      await requireWorkspace(workspaceId);
-      if (!apiKey || /\s/.test(apiKey)) throw new Error("an API key is one word without spaces");
-      const key = newKey(apiKey, nowMs());
-      return { keyId: await store.insertKey({ ...key, workspace_id: workspaceId }), prefix: key.prefix };
+      const problem = importedKeyProblem(apiKey);
+      if (problem) throw new Error(`${problem}; nothing was imported`);
+      return registerKey(workspaceId, apiKey);
     },
 
     revokeKey(keyId) {
       return store.revokeKey(keyId, nowMs());
+    },
+
+    async keyState(keyId) {
+      const key = await store.getKey(keyId);
+      return key === null ? null : key.revokedAt === null ? "live" : "revoked";
     },
 
     async reembed(opts = {}) {

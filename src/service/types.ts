@@ -9,7 +9,8 @@ import type {
   StoreResponse,
   WorkspaceStatus,
 } from "../contract/wire.js";
-import type { PiiType } from "./pipeline/pii-types.js";
+import type { PiiType } from "./pipeline/pii/types.js";
+import type { WebhookRuntime } from "./webhooks/runtime.js";
 
 export interface Workspace {
   /** Assigned by the store, never reused. */
@@ -78,6 +79,8 @@ export interface MemoryService {
   warmUp(workspaces: number, opts?: { reembed?: boolean }): Promise<void>;
   /** True when the store can be read and written and the models are loaded. */
   healthy(): Promise<boolean>;
+  /** Webhook delivery (started by `serve`) and the anomaly counters the HTTP edge feeds. */
+  readonly webhooks?: WebhookRuntime;
   close(): Promise<void>;
 }
 
@@ -98,6 +101,8 @@ export interface AdminService {
   /** Registers an existing key (e.g. of an older prefix) for a workspace. */
   importKey(workspaceId: number, apiKey: string): Promise<{ keyId: number; prefix: string }>;
   revokeKey(keyId: number): Promise<boolean>;
+  /** Whether the key with this id is live or revoked; null when there is no such key. */
+  keyState(keyId: number): Promise<"live" | "revoked" | null>;
   /**
    * Re-embeds every memory whose vector came from another model; returns how many were re-embedded. `onProgress` is
    * told the running count after each batch; `fromPrefix` limits it to vectors whose model id starts so. `serve` runs it

@@ -1,12 +1,24 @@
-// The dashboard's page: workspaces, a workspace's memories (search by meaning, filters), one memory, health and
-// charts. Views live after `#` (the server serves one page); a view's search and filters live in its hash too, so
+// The dashboard's page: workspaces, a workspace's memories (search by meaning, filters, forgetting), one memory,
+// health, charts, usage and settings (API keys). Views live after `#` (the server serves one page); a view's search and filters live in its hash too, so
 // Back returns to the same list.
 import { render, type ComponentChildren } from "preact";
 import { useEffect, useRef, useState } from "preact/hooks";
-import { api, isHit, type DashboardMemory, type DuplicateView, type HealthResponse, type MemoryPage, type MemoryStats, type WorkspaceOverview } from "./api.js";
+import {
+  api,
+  isHit,
+  post,
+  type DashboardKey,
+  type DashboardMemory,
+  type DuplicateView,
+  type HealthResponse,
+  type MemoryPage,
+  type MemoryStats,
+  type UsageReport,
+  type WorkspaceOverview,
+} from "./api.js";
 import { BarChart, dailyBars } from "./charts.js";
-import { AGE_RANGES, type HealthList } from "../service/dashboard/choices.js";
-import { NEVER_RETRIEVED_AFTER_DAYS, OVERLONG_CHARS, STALE_AFTER_DAYS } from "../service/health/index.js";
+import { AGE_RANGES, FORGET_MIN_SCORE_DEFAULT, type HealthList } from "../service/dashboard/choices.js";
+import { NEVER_RETRIEVED_AFTER_DAYS, OVERLONG_CHARS, SIGNAL_LABELS, STALE_AFTER_DAYS } from "../contract/health.js";
 import "./app.css";
 
 /** Days shown by the per-day charts. */
@@ -33,22 +45,85 @@ function useRoute(): Route {
   return route;
 }
 
-/** Loads `path` whenever it changes; null while loading. */
-function useApi<T>(path: string | null): { data: T | null; error: string | null } {
-  const [state, setState] = useState<{ path: string | null; data: T | null; error: string | null }>({ path: null, data: null, error: null });
+/** Loads `path` whenever it (or `version`, bumped after a change) changes; null while loading. */
+function useApi<T>(path: string | null, version = 0): { data: T | null; error: string | null } {
+  const key = path === null ? null : `${version} ${path}`;
+  const [state, setState] = useState<{ key: string | null; data: T | null; error: string | null }>({ key: null, data: null, error: null });
   useEffect(() => {
     if (path === null) return;
     let live = true;
-    setState({ path, data: null, error: null });
+    setState({ key, data: null, error: null });
     api<T>(path).then(
-      (data) => live && setState({ path, data, error: null }),
-      (err: Error) => live && setState({ path, data: null, error: err.message }),
+      (data) => live && setState({ key, data, error: null }),
+      (err: Error) => live && setState({ key, data: null, error: err.message }),
     );
     return () => {
       live = false;
     };
-  }, [path]);
-  return state.path === path ? state : { data: null, error: null };
+  }, [key]);
+  return state.key === key ? state : { data: null, error: null };
+}
+
+/**
+ * A change confirmed in place: the question and its two buttons, then the error (announced) or, when the caller does
+ * not take it in `onDone` (its view reloads), the outcome.
+ */
+function Confirm({
+  label,
+  question,
+  action,
+  onDone,
+}: {
+  label: string;
+  question: string;
+  action: () => Promise<string>;
+  onDone?: (outcome: string) => void;
+}) {
+  const [phase, setPhase] = useState<"idle" | "asking" | "working">("idle");
+  const [outcome, setOutcome] = useState<{ ok: boolean; text: string } | null>(null);
+  const run = async () => {
+    setPhase("working");
+    try {
+      const text = await action();
+      if (onDone) onDone(text);
+      else setOutcome({ ok: true, text });
+    } catch (err) {
+      setOutcome({ ok: false, text: (err as Error).message });
+    }
+    setPhase("idle");
+  };
+  return (
+    <div class="confirm">
+      {phase === "idle" && (
+        <button
+          type="button"
+          class="danger"
+          onClick={() => {
+            setOutcome(null);
+            setPhase("asking");
+          }}
+        >
+          {label}
+        </button>
+      )}
+      {phase !== "idle" && (
+        <fieldset aria-label="Confirm" class="confirm-box">
+          <p>{question}</p>
+          <button type="button" class="danger" disabled={phase === "working"} onClick={run}>
+            Yes, {label.replace(/…$/, "").toLowerCase()}
+          </button>{" "}
+          <button type="button" class="secondary" disabled={phase === "working"} onClick={() => setPhase("idle")}>
+            Cancel
+          </button>
+        </fieldset>
+      )}
+      {outcome && (
+        <p role={outcome.ok ? "status" : "alert"} class={outcome.ok ? "done" : "error"}>
+          {outcome.text}
+        </p>
+      )}
+    </div>
+  );
 }
 
 function Loading<T>({ state, children }: { state: { data: T | null; error: string | null }; children: (data: T) => ComponentChildren }) {
@@ -74,6 +149,8 @@ function App() {
   else if (sub === "m" && memoryId !== undefined) view = <Memory ws={workspaceId} id={memoryId} />;
   else if (sub === "health") view = <Health ws={workspaceId} params={route.params} />;
   else if (sub === "charts") view = <Charts ws={workspaceId} />;
+  else if (sub === "usage") view = <Usage ws={workspaceId} />;
+  else if (sub === "settings") view = <Settings ws={workspaceId} />;
   else view = <Memories ws={workspaceId} params={route.params} />;
   return (
     <>
@@ -81,13 +158,16 @@ function App() {
         <a href="#/" class="brand">
           brain-mcp
         </a>
-        <span class="muted">dashboard (read-only)</span>
+        <span class="muted">dashboard</span>
       </header>
-      {workspaceId !== null && <WorkspaceNav ws={workspaceId} current={sub === "health" || sub === "charts" ? sub : "memories"} />}
+      {workspaceId !== null && <WorkspaceNav ws={workspaceId} current={sub !== undefined && VIEWS.includes(sub) ? sub : "memories"} />}
       <main ref={main}>{view}</main>
     </>
   );
 }
+
+/** The workspace's views after the memory list, by their path segment. */
+const VIEWS = ["health", "charts", "usage", "settings"];
 
 function WorkspaceNav({ ws, current }: { ws: string; current: string }) {
   const state = useApi<WorkspaceOverview>(`/api/workspaces/${ws}`);
@@ -103,6 +183,8 @@ function WorkspaceNav({ ws, current }: { ws: string; current: string }) {
       {link("memories", `#/w/${ws}`, "Memories")}
       {link("health", `#/w/${ws}/health`, "Health")}
       {link("charts", `#/w/${ws}/charts`, "Charts")}
+      {link("usage", `#/w/${ws}/usage`, "Usage")}
+      {link("settings", `#/w/${ws}/settings`, "Settings")}
     </nav>
   );
 }
@@ -170,7 +252,23 @@ function Memories({ ws, params }: { ws: string; params: URLSearchParams }) {
     const value = params.get(name);
     if (value) query.set(name, value);
   }
-  const state = useApi<MemoryPage>(`/api/workspaces/${ws}/memories?${query}`);
+  const [version, setVersion] = useState(0);
+  const state = useApi<MemoryPage>(`/api/workspaces/${ws}/memories?${query}`, version);
+  // What the last change did, shown above the reloaded list until the list changes.
+  const [notice, setNotice] = useState<string | null>(null);
+  useEffect(() => setNotice(null), [query.toString()]);
+  // The results to forget: those scoring FORGET_MIN_SCORE_DEFAULT or more until the person ticks otherwise.
+  const [chosen, setChosen] = useState<Set<number>>(new Set());
+  useEffect(() => {
+    setChosen(new Set((state.data?.memories ?? []).filter((m) => isHit(m) && m.score >= FORGET_MIN_SCORE_DEFAULT).map((m) => m.id)));
+  }, [state.data]);
+  const toggle = (id: number) =>
+    setChosen((was) => {
+      const next = new Set(was);
+      if (!next.delete(id)) next.add(id);
+      return next;
+    });
+  const howMany = (n: number) => (n === 1 ? "1 memory" : `${n} memories`);
   const searching = params.get("q") !== null && params.get("q") !== "";
   // The search box follows the hash (Clear, Back) and keeps what is typed until it is submitted.
   const [typed, setTyped] = useState(params.get("q") ?? "");
@@ -228,6 +326,11 @@ function Memories({ ws, params }: { ws: string; params: URLSearchParams }) {
           </a>
         )}
       </form>
+      {notice && (
+        <p role="status" class="done">
+          {notice}
+        </p>
+      )}
       <Loading state={state}>
         {(page) => (
           <>
@@ -236,8 +339,38 @@ function Memories({ ws, params }: { ws: string; params: URLSearchParams }) {
                 ? `${page.total} ${page.total === 1 ? "memory" : "memories"} found by meaning, best first (the service's own retrieval; this search is not counted as a recall).`
                 : `${page.total} ${page.total === 1 ? "memory" : "memories"}, newest first.`}
             </p>
-            <MemoryTable ws={ws} page={page} />
+            <MemoryTable ws={ws} page={page} chosen={searching ? { ids: chosen, toggle } : undefined} />
             {!searching && <Pager page={page} onPage={pageTo} />}
+            {searching && page.memories.length > 0 && (
+              <section aria-labelledby="forget-title" class="forget">
+                <h2 id="forget-title">Forget memories</h2>
+                <p class="muted">
+                  The results ticked in the Forget column (at first, those scoring {FORGET_MIN_SCORE_DEFAULT} or more) are deleted for good: text,
+                  vector, and the answers kept for retried stores. Agents will no longer recall them.
+                </p>
+                {chosen.size === 0 ? (
+                  <p>No result is ticked.</p>
+                ) : (
+                <Confirm
+                  label={`Forget the ${howMany(chosen.size)} ticked…`}
+                  question={`Forget ${howMany(chosen.size)} (${page.memories
+                    .filter((m) => chosen.has(m.id))
+                    .map((m) => `#${m.id}`)
+                    .join(", ")})? This cannot be undone.`}
+                  action={async () => {
+                    const { forgotten } = await post<{ forgotten: number[] }>(`/api/workspaces/${ws}/memories/forget`, {
+                      ids: [...chosen],
+                    });
+                    return `Forgot ${forgotten.length} ${forgotten.length === 1 ? "memory" : "memories"}.`;
+                  }}
+                  onDone={(outcome) => {
+                    setNotice(outcome);
+                    setVersion((v) => v + 1);
+                  }}
+                />
+                )}
+              </section>
+            )}
           </>
         )}
       </Loading>
@@ -287,13 +420,15 @@ function Pager({ page, onPage }: { page: MemoryPage; onPage: (offset: number) =>
   );
 }
 
-function MemoryTable({ ws, page }: { ws: string; page: MemoryPage }) {
+/** A list of memories; with `chosen`, a first column of checkboxes picks which to forget. */
+function MemoryTable({ ws, page, chosen }: { ws: string; page: MemoryPage; chosen?: { ids: Set<number>; toggle: (id: number) => void } }) {
   if (page.memories.length === 0) return <p>No memories here.</p>;
   const scored = page.memories.some(isHit);
   return (
     <table class="memories">
       <thead>
         <tr>
+          {chosen && <th scope="col">Forget</th>}
           <th scope="col">Memory</th>
           {scored && <th scope="col" class="num">Score</th>}
           {scored && <th scope="col" class="num">Similarity</th>}
@@ -307,6 +442,11 @@ function MemoryTable({ ws, page }: { ws: string; page: MemoryPage }) {
       <tbody>
         {page.memories.map((m) => (
           <tr key={m.id}>
+            {chosen && (
+              <td>
+                <input type="checkbox" checked={chosen.ids.has(m.id)} onChange={() => chosen.toggle(m.id)} aria-label={`Forget memory #${m.id}`} />
+              </td>
+            )}
             <td>
               <a href={`#/w/${ws}/m/${m.id}`}>{shortText(m.text)}</a>
             </td>
@@ -348,6 +488,7 @@ const Temporal = ({ m }: { m: DashboardMemory }) =>
 
 function Memory({ ws, id }: { ws: string; id: string }) {
   const state = useApi<DashboardMemory>(`/api/workspaces/${ws}/memories/${id}`);
+  const [forgotten, setForgotten] = useState(false);
   return (
     <>
       <h1 tabIndex={-1}>Memory #{id}</h1>
@@ -356,8 +497,14 @@ function Memory({ ws, id }: { ws: string; id: string }) {
           ← Back to the memories
         </a>
       </p>
+      {forgotten ? (
+        <p role="status" class="done">
+          Memory #{id} was forgotten.
+        </p>
+      ) : (
       <Loading state={state}>
         {(m) => (
+          <>
           <article class="memory" aria-label={`Memory ${m.id}`}>
             <blockquote class="text">{m.text}</blockquote>
             <dl class="facts">
@@ -391,20 +538,22 @@ function Memory({ ws, id }: { ws: string; id: string }) {
               </dd>
             </dl>
           </article>
+          <Confirm
+            label="Forget this memory…"
+            question={`Forget memory #${m.id}? Its text and vector are deleted for good and agents will no longer recall it.`}
+            action={async () => {
+              await post(`/api/workspaces/${ws}/memories/forget`, { ids: [m.id] });
+              return "";
+            }}
+            onDone={() => setForgotten(true)}
+          />
+          </>
         )}
       </Loading>
+      )}
     </>
   );
 }
-
-const SIGNAL_LABELS: Record<string, string> = {
-  total_memories: "Memories",
-  stale_memories: "Stale",
-  duplicate_memories: "Duplicate pairs",
-  overlong_memories: "Overlong",
-  never_retrieved_memories: "Never retrieved",
-  open_recommendations: "Open recommendations",
-};
 
 const LISTS: { list: HealthList; title: string; help: string }[] = [
   { list: "stale", title: "Stale memories", help: `expired, or not recalled for ${STALE_AFTER_DAYS} days` },
@@ -437,7 +586,7 @@ function Health({ ws, params }: { ws: string; params: URLSearchParams }) {
               <dl class="signals">
                 {Object.entries(h.signals).map(([name, value]) => (
                   <div key={name}>
-                    <dt>{SIGNAL_LABELS[name] ?? name}</dt>
+                    <dt>{SIGNAL_LABELS[name]?.title ?? name}</dt>
                     <dd>{value}</dd>
                   </div>
                 ))}
@@ -556,6 +705,143 @@ function Charts({ ws }: { ws: string }) {
           </div>
         )}
       </Loading>
+    </>
+  );
+}
+
+
+function Usage({ ws }: { ws: string }) {
+  const state = useApi<UsageReport>(`/api/workspaces/${ws}/usage`);
+  const now = Date.now();
+  const isoOf = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z");
+  return (
+    <>
+      <h1 tabIndex={-1}>Usage</h1>
+      <p class="muted">Billable writes (stores) and reads (recalls), as the service recorded them; status and health are not billed.</p>
+      <Loading state={state}>
+        {(u) => (
+          <>
+            <section aria-labelledby="cycles-title">
+              <h2 id="cycles-title">Per billing cycle ({u.billing_cycle})</h2>
+              <table>
+                <thead>
+                  <tr>
+                    <th scope="col">Cycle</th>
+                    <th scope="col" class="num">Writes</th>
+                    <th scope="col" class="num">Reads</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {[...u.cycles].reverse().map((c) => (
+                    <tr key={c.start}>
+                      <th scope="row">
+                        {when(isoOf(c.start))} to {when(isoOf(c.end))}
+                        {c.end > now ? <span class="muted"> (current)</span> : null}
+                      </th>
+                      <td class="num">{c.write}</td>
+                      <td class="num">{c.read}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </section>
+            <section aria-labelledby="days-title">
+              <h2 id="days-title">Per day</h2>
+              <div class="charts">
+                <BarChart id="writes" title={`Writes per day (last ${CHART_DAYS} days)`} unit="writes" bars={dailyBars(u.days.map((d) => ({ day: d.day, count: d.write })), CHART_DAYS, now)} />
+                <BarChart id="reads" title={`Reads per day (last ${CHART_DAYS} days)`} unit="reads" bars={dailyBars(u.days.map((d) => ({ day: d.day, count: d.read })), CHART_DAYS, now)} />
+              </div>
+            </section>
+          </>
+        )}
+      </Loading>
+    </>
+  );
+}
+
+function Settings({ ws }: { ws: string }) {
+  const [version, setVersion] = useState(0);
+  const state = useApi<{ keys: DashboardKey[] }>(`/api/workspaces/${ws}/keys`, version);
+  const [created, setCreated] = useState<(DashboardKey & { key: string }) | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const create = async () => {
+    setError(null);
+    try {
+      setCreated(await post<DashboardKey & { key: string }>(`/api/workspaces/${ws}/keys`));
+      setVersion((v) => v + 1);
+    } catch (err) {
+      setError((err as Error).message);
+    }
+  };
+  return (
+    <>
+      <h1 tabIndex={-1}>Settings</h1>
+      <section aria-labelledby="keys-title">
+        <h2 id="keys-title">API keys</h2>
+        <p class="muted">Agents authenticate with these keys. A revoked key is refused at once, by every process of the service.</p>
+        <button type="button" onClick={create}>
+          Create a key
+        </button>
+        {error && (
+          <p role="alert" class="error">
+            {error}
+          </p>
+        )}
+        {created && (
+          <div role="status" class="new-key">
+            <p>
+              Key #{created.id} is ready. Copy it now: it is shown only this once, and never again anywhere.
+            </p>
+            <input class="key" type="text" readOnly value={created.key} aria-label="New API key" size={created.key.length} />{" "}
+            <button type="button" class="secondary" onClick={() => setCreated(null)}>
+              I have copied it
+            </button>
+          </div>
+        )}
+        <Loading state={state}>
+          {({ keys }) => (
+            <table>
+              <caption class="sr-only">The workspace's API keys</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Key</th>
+                  <th scope="col">Prefix</th>
+                  <th scope="col">Created</th>
+                  <th scope="col">Last used</th>
+                  <th scope="col">Status</th>
+                </tr>
+              </thead>
+              <tbody>
+                {keys.map((k) => (
+                  <tr key={k.id}>
+                    <th scope="row">#{k.id}</th>
+                    <td>
+                      <code>{k.prefix}…</code>
+                    </td>
+                    <td class="nowrap">{when(k.created_at)}</td>
+                    <td class="nowrap">{when(k.last_used_at)}</td>
+                    <td>
+                      {k.revoked_at !== null ? (
+                        <span class="status status-deleted">revoked {when(k.revoked_at)}</span>
+                      ) : (
+                        <Confirm
+                          label={`Revoke key #${k.id}…`}
+                          question={`Revoke key #${k.id} (${k.prefix}…)? Agents using it are refused from now on.`}
+                          action={async () => {
+                            await post(`/api/workspaces/${ws}/keys/${k.id}/revoke`);
+                            return `Key #${k.id} is revoked.`;
+                          }}
+                          onDone={() => setVersion((v) => v + 1)}
+                        />
+                      )}
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          )}
+        </Loading>
+      </section>
     </>
   );
 }

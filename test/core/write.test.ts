@@ -235,9 +235,9 @@ describe("workspaces and keys", () => {
 
   it("a key with an older prefix is imported and authenticates the same way", async () => {
     const ws = await service.createWorkspace({ name: "legacy", plan: "pro", billing_cycle: "annual" });
-    const imported = await service.importKey(ws.id, "brain_live_0123456789abcdef");
+    const imported = await service.importKey(ws.id, "brain_live_7Qm2xK9pR4vT1nW8zB3cYd5e");
     expect(imported.prefix).toBe("brain_live_");
-    const auth = await service.authenticate("brain_live_0123456789abcdef");
+    const auth = await service.authenticate("brain_live_7Qm2xK9pR4vT1nW8zB3cYd5e");
     expect(auth?.workspace).toMatchObject({ id: ws.id, plan: "pro", billing_cycle: "annual" });
     const status = await service.status(auth!);
     expect(status).toMatchObject({

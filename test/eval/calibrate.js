@@ -3,6 +3,7 @@
 // holdout rows only report. Usage: npm run build && node test/eval/calibrate.js
 import { readFileSync } from "node:fs";
 import { createOfflineEmbedder } from "../../dist/service/models/embed/index.js";
+import { factConflict } from "../../dist/service/pipeline/same-fact.js";
 import { firstRank, rankMeasures } from "./metrics.js";
 
 const set = (name) => JSON.parse(readFileSync(new URL(`./sets/${name}.json`, import.meta.url), "utf8"));
@@ -11,7 +12,7 @@ const { memories, questions } = set("retrieval");
 const { pairs } = set("dedup");
 const unrelated = ["What is the capital of Mongolia?", "How many moons does Jupiter have?", "Recommend a recipe for lemon drizzle cake.", "Who won the 1966 football world cup?", "Explain the rules of cricket."];
 
-/** Merged when the cosine reaches t and the embedder's key-term test finds no different fact. */
+/** Merged when the cosine reaches t and dedup's rules (speaker, key terms) find no different fact. */
 const merges = (p, t) => p.cos >= t && !p.distinct;
 
 /**
@@ -51,7 +52,7 @@ for (const [kind, options] of configs) {
   const scoredPairs = [];
   for (const p of pairs) {
     const [a, b] = await embedder.embed([p.a, p.b], "document");
-    scoredPairs.push({ ...p, cos: dot(a, b), distinct: embedder.distinctFacts?.(p.a, p.b) ?? false });
+    scoredPairs.push({ ...p, cos: dot(a, b), distinct: factConflict(p.a, p.b) !== null });
   }
   const dev = bestThreshold(scoredPairs.filter((p) => p.split === "dev"));
   const holdoutAcc = (t) => {

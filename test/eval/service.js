@@ -10,14 +10,17 @@ import { promisify } from "node:util";
 const run = promisify(execFile);
 const BIN = fileURLToPath(new URL("../../bin/brain-mcp.js", import.meta.url));
 
-/** One service process over a fresh SQLite file; `close()` stops it and removes the file. */
-export async function startService(env) {
+/**
+ * One service process over a fresh SQLite file; `close()` stops it and removes the file. `bin` runs another
+ * checkout's build (test/eval/locomo measures other branches with it).
+ */
+export async function startService(env, { bin = BIN } = {}) {
   const dir = mkdtempSync(path.join(os.tmpdir(), "brain-eval-"));
   const db = path.join(dir, "brain.db");
   const childEnv = { ...process.env, ...env, BRAIN_LOG: "error", BRAIN_RATE_LIMIT_RPS: "100000", BRAIN_RATE_LIMIT_BURST: "100000" };
   // The first workspace is made by admin, so serve does not print a key of its own.
-  await run(process.execPath, [BIN, "admin", "workspace", "create", "--name", "eval-first", "--db", db, "--json"], { env: childEnv });
-  const child = spawn(process.execPath, [BIN, "serve", "--port", "0", "--db", db], { env: childEnv, stdio: ["ignore", "pipe", "pipe"] });
+  await run(process.execPath, [bin, "admin", "workspace", "create", "--name", "eval-first", "--db", db, "--json"], { env: childEnv });
+  const child = spawn(process.execPath, [bin, "serve", "--port", "0", "--db", db], { env: childEnv, stdio: ["ignore", "pipe", "pipe"] });
   let stderr = "";
   child.stderr.on("data", (chunk) => (stderr += chunk));
   const url = await new Promise((resolve, reject) => {
@@ -31,9 +34,9 @@ export async function startService(env) {
   });
 
   async function workspace(name) {
-    const { stdout } = await run(process.execPath, [BIN, "admin", "workspace", "create", "--name", name, "--db", db, "--json"], { env: childEnv });
+    const { stdout } = await run(process.execPath, [bin, "admin", "workspace", "create", "--name", name, "--db", db, "--json"], { env: childEnv });
     const created = JSON.parse(stdout);
-    return client(url, created.api_key);
+    return { id: created.workspace_id, ...client(url, created.api_key) };
   }
 
   async function close() {
@@ -41,7 +44,7 @@ export async function startService(env) {
     await new Promise((resolve) => (child.exitCode !== null ? resolve() : child.once("exit", resolve)));
     rmSync(dir, { recursive: true, force: true });
   }
-  return { url, workspace, close };
+  return { url, db, workspace, close };
 }
 
 /** The four operations over HTTP for one workspace key. */

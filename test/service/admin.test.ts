@@ -115,3 +115,72 @@ it.skipIf(TEST_DATABASE_URL)("workspace list on an empty store says how to make 
   expect(res.code, res.stderr).toBe(0);
   expect(res.stdout).toMatch(/No workspaces yet/);
 });
+
+it("key import refuses short and predictable keys, naming what is missing and never the key", async () => {
+  const svc = await startService();
+  try {
+    const weak = [
+      ["x", /1 character long; an imported key needs at least 24/],
+      ["k7Qm2xK9pR4vT1nW8zB3cYd", /23 characters long/],
+      ["a".repeat(40), /too predictable/],
+      ["svc_ws_abcdefghijklmnopqrstuvwxyz0123", /too predictable/],
+      ["brain_live_0123456789abcdef0123456789", /too predictable/],
+      ["deadbeef".repeat(5), /too predictable/],
+    ] as const;
+    for (const [key, message] of weak) {
+      const res = await svc.admin(["key", "import", svc.workspaceId, "-"], { input: `${key}\n` });
+      expect(res.code, key).toBe(1);
+      expect(res.stderr).toMatch(message);
+      expect(res.stderr).toContain("nothing was imported");
+      expect(res.stderr + res.stdout).not.toContain(key);
+      expect((await call(svc.baseURL, "GET", "/v1/status", { key })).status).toBe(401);
+    }
+  } finally {
+    await svc.stop();
+  }
+});
+
+it("api_key_prefix never shows the whole key, nor more than a third of it", async () => {
+  const svc = await startService();
+  try {
+    const key = "k7Qm2xK9pR4vT1nW8zB3cYd5"; // 24 characters: the shortest importable key
+    const imported = await svc.adminJson(["key", "import", svc.workspaceId, "-"], { input: `${key}\n` });
+    expect(imported.api_key_prefix).toBe(key.slice(0, 8));
+    const res = await call(svc.baseURL, "GET", "/v1/status", { key });
+    expect(res.status).toBe(200);
+    expect(res.json.api_key_prefix).toBe(key.slice(0, 8));
+    expect((await call(svc.baseURL, "GET", "/v1/status", { key: svc.apiKey })).json.api_key_prefix).toBe(svc.apiKey.slice(0, 11));
+  } finally {
+    await svc.stop();
+  }
+});
+
+it("importing a key another workspace has, or a revoked key, and revoking a revoked key are clear messages", async () => {
+  const svc = await startService();
+  try {
+    const other = await svc.newWorkspace("other");
+    const taken = await svc.admin(["key", "import", svc.workspaceId, "-"], { input: `${other.apiKey}\n` });
+    expect(taken.code).toBe(1);
+    expect(taken.stderr).toContain(`this key already opens workspace ${other.workspaceId} (key ${other.keyId})`);
+    expect(taken.stderr).not.toMatch(/UNIQUE|duplicate key|constraint/i);
+    expect(taken.stderr).not.toContain(other.apiKey);
+    expect((await call(svc.baseURL, "GET", "/v1/status", { key: other.apiKey })).json.workspace_id).toBe(other.workspaceId);
+
+    const again = await svc.admin(["key", "import", other.workspaceId, "-"], { input: `${other.apiKey}\n` });
+    expect(again.stderr).toContain(`this key is already key ${other.keyId} of workspace ${other.workspaceId}`);
+
+    expect(await svc.adminJson(["key", "revoke", other.keyId])).toMatchObject({ revoked: true });
+    const twice = await svc.admin(["key", "revoke", other.keyId]);
+    expect(twice.code).toBe(1);
+    expect(twice.stderr).toContain(`API key ${other.keyId} is already revoked`);
+    expect((await svc.admin(["key", "revoke", 987654])).stderr).toContain("no API key with id 987654");
+
+    const revived = await svc.admin(["key", "import", other.workspaceId, "-"], { input: `${other.apiKey}\n` });
+    expect(revived.code).toBe(1);
+    expect(revived.stderr).toContain("this key was revoked");
+    expect(revived.stderr).not.toMatch(/UNIQUE|duplicate key|constraint/i);
+    expect((await call(svc.baseURL, "GET", "/v1/status", { key: other.apiKey })).status).toBe(401);
+  } finally {
+    await svc.stop();
+  }
+});

@@ -96,6 +96,51 @@ describe("bad input changes nothing", () => {
     expect(leaked).toEqual([]);
   });
 
+  it("a secret in a memory's meta is refused by its line exactly as the API's store refuses it", async () => {
+    const liveKey = source.apiKey; // another workspace's live key
+    const metas: [Record<string, unknown>, string][] = [
+      [{ card: "4111 1111 1111 1111" }, "credit_card"],
+      [{ password: "Hunter2Sekret!x9" }, "password"],
+      [{ pw: "password: Hunter2Sekret!x9" }, "password"],
+      [{ note: { nested: [`key ${liveKey}`] } }, "api_key"],
+    ];
+    const path = variant("meta-secrets.jsonl", (lines) => {
+      const base = JSON.parse(lines[1]!);
+      const secretLines = metas.map(([meta], i) =>
+        JSON.stringify({ ...base, text: `Imported note number ${i} about the garden`, meta, created_at: new Date(Date.UTC(2026, 0, 1, 0, 0, i)).toISOString() }),
+      );
+      return [header(lines, { memories: lines.length - 1 + metas.length }), ...lines.slice(1), ...secretLines];
+    });
+    const result = await adminOn(target, ["import", path, "--workspace", workspaceId, "--json"]);
+    expect(result.code).toBe(1);
+    const refused = JSON.parse(result.stdout).refused as { line: number; pii_types: string[] }[];
+    expect(refused.map((r) => r.line)).toEqual(metas.map((_, i) => 7 + i));
+    refused.forEach((r, i) => expect(r.pii_types).toContain(metas[i]![1]));
+    for (const secret of ["4111 1111 1111 1111", "Hunter2Sekret!x9", liveKey]) {
+      expect(result.stdout + result.stderr).not.toContain(secret);
+      expect(await sqliteRows(target, "SELECT id FROM memories WHERE meta LIKE ?", [`%${secret}%`])).toEqual([]);
+    }
+    // The API's store says the same of each.
+    for (const [meta, kind] of metas) {
+      const res = await fetch(`${source.baseURL}/v1/memory/store`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${source.apiKey}`, "content-type": "application/json" },
+        body: JSON.stringify({ text: "A note about the garden", meta }),
+      });
+      expect(res.status).toBe(422);
+      expect((await res.json()).error.pii_types).toContain(kind);
+    }
+  });
+
+  it("export --out refuses an existing file, as backup does, and leaves it as it was", async () => {
+    const out = tempFile("existing.jsonl");
+    writeFileSync(out, "my own notes\n");
+    const result = await adminOn(target, ["export", "--workspace", workspaceId, "--out", out]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(`${out} exists already; choose a new file name (an export, like a backup, never overwrites)`);
+    expect(readFileSync(out, "utf8")).toBe("my own notes\n");
+  });
+
   it("usage mistakes are usage errors before any store is opened", async () => {
     const cases: [(string | number)[], RegExp][] = [
       [["import", exported], /either --workspace WORKSPACE_ID or --new NAME/],

@@ -50,6 +50,26 @@ describe("rejected input", () => {
   });
 });
 
+describe("a `__proto__` key in meta", () => {
+  // Raw JSON: in a JavaScript object literal `__proto__` would set the prototype instead of making a key.
+  it.each([
+    ["at the top of meta", '{"text":"The office plants need water.","meta":{"__proto__":{"admin":true},"source":"chat"}}'],
+    ["nested in meta", '{"text":"The office plants need water.","meta":{"source":{"__proto__":"x"}}}'],
+  ])("%s is refused with 422 naming it, never silently dropped, and nothing is written", async (_where, raw) => {
+    const before = await totalMemories();
+    const res = await fetch(`${svc.baseURL}/v1/memory/store`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${svc.apiKey}`, "content-type": "application/json" },
+      body: raw,
+    });
+    const body = await res.json();
+    expect(res.status).toBe(422);
+    expect(body.error).toMatchObject({ code: "invalid_request", param: "meta" });
+    expect(body.error.message).toContain("`__proto__`");
+    expect(await totalMemories()).toBe(before);
+  });
+});
+
 describe("accepted input", () => {
   it("tab, newline, carriage return, emoji and other scripts are stored and come back byte for byte", async () => {
     const text = "Deploy checklist for Zoë 🚀:\r\n\t1. run the tests\n\t2. tag the release (東京 team signs off)";

@@ -4,6 +4,7 @@ import Database from "better-sqlite3";
 import { afterAll, describe, expect, it, vi } from "vitest";
 import { baseEnv, runCli, spawnServe, TEST_DATABASE_URL } from "../support/service.js";
 import { copyOldSqliteStore, expectMigrated, readAnswers, sqliteQuery } from "../support/store-0.1.0.js";
+import { SQLITE_SCHEMA_VERSION } from "../../src/service/store/sqlite.js";
 
 vi.setConfig({ testTimeout: 120_000, hookTimeout: 120_000 });
 
@@ -22,7 +23,7 @@ describe.skipIf(TEST_DATABASE_URL !== undefined)("a 0.1.0 SQLite store", () => {
     // An old store has workspaces: neither start makes one.
     expect(a.stdout() + b.stdout()).not.toMatch(/created workspace/);
     const db = new Database(path, { readonly: true });
-    expect(db.pragma("user_version", { simple: true })).toBe(2);
+    expect(db.pragma("user_version", { simple: true })).toBe(SQLITE_SCHEMA_VERSION);
     expect(db.pragma("foreign_key_check")).toEqual([]);
     db.close();
 

@@ -60,3 +60,13 @@ export function conformanceProblems(method: string, path: string, answer: Answer
   }
   return problems;
 }
+
+/** The problems with a webhook's JSON body as the document's `webhooks` section describes its event type. */
+export function webhookPayloadProblems(body: { type?: unknown }): string[] {
+  const type = String(body.type);
+  const operation = OPENAPI.webhooks?.[type]?.post;
+  if (!operation) return [`webhook ${type} is not in the document`];
+  const validate = ajv.getSchema(pointer(operation.requestBody.content["application/json"].schema.$ref));
+  if (!validate) return [`no schema for webhook ${type}`];
+  return validate(body) ? [] : [`${type}: ${ajv.errorsText(validate.errors)}`];
+}

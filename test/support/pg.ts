@@ -20,6 +20,10 @@ export interface PgCluster {
   halt(): Promise<void>;
   /** Starts a halted or killed cluster again on the same port. */
   start(): Promise<void>;
+  /** SIGSTOP the postmaster and every backend (a hung host: sockets stay open, nothing answers). */
+  freeze(): Promise<void>;
+  /** SIGCONT after freeze(). */
+  thaw(): Promise<void>;
   /** Shuts down and removes the cluster. Idempotent. */
   stop(): Promise<void>;
 }
@@ -187,7 +191,41 @@ export async function startPostgres(): Promise<PgCluster> {
     if (r.status !== 0) throw new Error(`psql failed: ${r.stderr}`);
   };
 
+  // Backends are their own process groups (PostgreSQL calls setsid() in each), so each is signalled by its pid: the
+  // postmaster first, so it forks no new backend meanwhile, then every process it started.
+  let frozen: number[] = [];
+  const childrenOf = (ppid: number): number[] =>
+    readdirSync("/proc")
+      .filter((name) => /^\d+$/.test(name))
+      .filter((pid) => {
+        try {
+          const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+          return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]) === ppid;
+        } catch {
+          return false; // gone meanwhile
+        }
+      })
+      .map(Number);
+  const freeze = async (): Promise<void> => {
+    const child = server;
+    if (!child || child.exitCode !== null || child.signalCode !== null) return;
+    process.kill(child.pid!, "SIGSTOP");
+    frozen = [child.pid!, ...childrenOf(child.pid!)];
+    for (const pid of frozen.slice(1)) process.kill(pid, "SIGSTOP");
+  };
+  const thaw = async (): Promise<void> => {
+    for (const pid of frozen.reverse()) {
+      try {
+        process.kill(pid, "SIGCONT");
+      } catch {
+        /* gone */
+      }
+    }
+    frozen = [];
+  };
+
   const halt = async (): Promise<void> => {
+    await thaw();
     const child = server;
     if (!child || child.exitCode !== null || child.signalCode !== null) return;
     child.kill("SIGINT"); // fast shutdown: cuts connections, writes a checkpoint
@@ -196,6 +234,7 @@ export async function startPostgres(): Promise<PgCluster> {
   };
 
   const kill = async (): Promise<void> => {
+    await thaw();
     const child = server;
     if (!child || child.exitCode !== null || child.signalCode !== null) return;
     try {
@@ -278,5 +317,7 @@ export async function startPostgres(): Promise<PgCluster> {
       if (!server) await launch();
     }),
     stop: serial(stop),
+    freeze: serial(freeze),
+    thaw: serial(thaw),
   };
 }

@@ -4,6 +4,8 @@
 // and the real `brain-mcp ui`. Screenshots go to test/ui/artifacts/ (CI keeps them). Skips, saying so, where
 // /usr/bin/chromium is absent; under CI it must be there (.ci/run installs it), so there it fails instead.
 import { existsSync, mkdirSync } from "node:fs";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -12,6 +14,7 @@ import { baseEnv, call, ROOT, startService, type ServiceHandle } from "../suppor
 import { fillThroughService, MEMORIES, STORED_TEXTS, startUi, type UiHandle } from "./support.js";
 
 const CHROMIUM = "/usr/bin/chromium";
+const REBOUND_NAME = "rebound.example";
 const RECALLS = ["who is on call?", "where is the staging database?", "when is the offsite?"];
 const ARTIFACTS = join(ROOT, "test", "ui", "artifacts");
 /** The README's picture, written when BRAIN_UI_README_SCREENSHOT=1 (kept in git, so not on every run). */
@@ -26,6 +29,8 @@ describe.skipIf(!available)("the dashboard in chromium", () => {
   let browser: Browser;
   let page: Page;
   let stored: Record<string, any>[];
+  /** Another site on this machine (another port: same site, other origin), whose page posts to the dashboard. */
+  let attacker: Server | undefined;
   const elsewhere: string[] = [];
   const shot = (name: string) => page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true });
 
@@ -36,7 +41,15 @@ describe.skipIf(!available)("the dashboard in chromium", () => {
       startService(),
       chromium.launch({
         executablePath: CHROMIUM,
-        args: ["--no-sandbox", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
+        args: [
+          "--no-sandbox",
+          "--disable-background-networking",
+          "--disable-component-update",
+          "--disable-sync",
+          "--no-first-run",
+          // A rebinding attacker's name that resolves to this machine, for the forged-Host refusal.
+          `--host-resolver-rules=MAP ${REBOUND_NAME} 127.0.0.1`,
+        ],
       }),
     ]);
     stored = await fillThroughService(service);
@@ -45,7 +58,8 @@ describe.skipIf(!available)("the dashboard in chromium", () => {
       await call(service.baseURL, "POST", ROUTES.retrieve.path, { key: service.apiKey, json: { query } });
     }
     ui = await startUi(service.storeArgs, baseEnv());
-    page = await browser.newPage({ viewport: { width: 1280, height: 860 } });
+    // A context of its own, so a second page (the refusals test) shares its cookies.
+    page = await (await browser.newContext({ viewport: { width: 1280, height: 860 } })).newPage();
     // A missing element fails its step with the locator named, well within the test's own timeout.
     page.setDefaultTimeout(10_000);
     // Nothing may load from anywhere but the dashboard itself (checked in the last test).
@@ -55,6 +69,7 @@ describe.skipIf(!available)("the dashboard in chromium", () => {
   }, 120_000);
 
   afterAll(async () => {
+    await new Promise((resolve) => attacker?.close(resolve));
     await browser?.close();
     await ui?.stop();
     await service?.stop();
@@ -200,5 +215,126 @@ describe.skipIf(!available)("the dashboard in chromium", () => {
       await page.getByRole("status").filter({ hasText: "found by meaning" }).waitFor();
       await page.screenshot({ path: README_SCREENSHOT });
     }
+  });
+
+  describe("the workspace owner's controls", () => {
+    const status = (key: string) => call(service.baseURL, "GET", ROUTES.status.path, { key });
+    const recallIds = async (query: string) =>
+      (await call(service.baseURL, "POST", ROUTES.retrieve.path, { key: service.apiKey, json: { query, top_k: 50 } })).json.memories.map(
+        (m: { id: number }) => m.id,
+      );
+    const keyCount = async () => (await page.evaluate(async (ws) => (await (await fetch(`/api/workspaces/${ws}/keys`)).json()).keys.length, service.workspaceId)) as number;
+
+    it("creates a key in Settings and shows it once; revoked there, the API answers 401 with it", async () => {
+      await page.goto(`${ui.base}/#/w/${service.workspaceId}/settings`);
+      await page.getByRole("heading", { level: 1, name: "Settings" }).waitFor();
+      await page.getByRole("button", { name: "Create a key" }).click();
+      const shown = page.getByLabel("New API key");
+      const key = await shown.inputValue();
+      expect(key).toMatch(/^svc_ws_[0-9A-Za-z]{32}$/);
+      expect((await status(key)).status).toBe(200);
+      const id = Number(/Key #(\d+) is ready/.exec((await page.getByRole("status").filter({ hasText: "is ready" }).textContent())!)![1]);
+      await shot("7-key-created");
+      await page.getByRole("button", { name: "I have copied it" }).click();
+      expect(await page.content()).not.toContain(key);
+      await page.reload();
+      await page.getByRole("row", { name: new RegExp(`#${id}`) }).waitFor();
+      expect(await page.content()).not.toContain(key);
+
+      const row = page.getByRole("row", { name: new RegExp(`#${id}`) });
+      await row.getByRole("button", { name: `Revoke key #${id}…` }).click();
+      await row.getByRole("button", { name: `Yes, revoke key #${id}` }).click();
+      await page.getByRole("row", { name: new RegExp(`#${id}.*revoked`) }).waitFor();
+      expect((await status(key)).status).toBe(401);
+      expect((await status(service.apiKey)).status).toBe(200);
+      await shot("8-key-revoked");
+    });
+
+    it("forgets a memory from its page after a confirmation; recall no longer returns it", async () => {
+      const target = stored[9]!.memory_id; // the office Wi-Fi
+      const query = "what is the office wifi network called?";
+      expect(await recallIds(query)).toContain(target);
+      await page.goto(`${ui.base}/#/w/${service.workspaceId}/m/${target}`);
+      await page.getByRole("heading", { level: 1, name: `Memory #${target}` }).waitFor();
+      await page.getByRole("button", { name: "Forget this memory…" }).click();
+      await page.getByRole("group", { name: "Confirm" }).getByText(`Forget memory #${target}?`).waitFor();
+      expect(await recallIds(query)).toContain(target); // asking is not doing
+      await page.getByRole("button", { name: "Yes, forget this memory" }).click();
+      await page.getByRole("status").filter({ hasText: `Memory #${target} was forgotten.` }).waitFor();
+      expect(await recallIds(query)).not.toContain(target);
+      await page.reload();
+      await page.getByRole("alert").filter({ hasText: "not found" }).waitFor();
+    });
+
+    it("forgets the search results ticked (at first those scoring 0.5 or more) after showing them and asking", async () => {
+      const query = "when are the coffee beans reordered?";
+      const coffee = stored[16]!.memory_id;
+      const invoices = stored[8]!.memory_id;
+      await page.goto(`${ui.base}/#/w/${service.workspaceId}?q=${encodeURIComponent(query)}`);
+      await page.getByRole("status").filter({ hasText: "found by meaning" }).waitFor();
+      const box = (id: number) => page.getByRole("checkbox", { name: `Forget memory #${id}` });
+      // only the relevant result is ticked at first; the person adds one more
+      await expect(box(coffee).isChecked()).resolves.toBe(true);
+      await expect(box(invoices).isChecked()).resolves.toBe(false);
+      const ticked = await page.getByRole("checkbox", { checked: true }).count();
+      expect(ticked).toBe(1);
+      await box(invoices).check();
+      const forget = page.getByRole("region", { name: "Forget memories" });
+      await forget.getByRole("button", { name: "Forget the 2 memories ticked…" }).click();
+      await forget.getByRole("group", { name: "Confirm" }).getByText(`#${invoices}`).waitFor();
+      await shot("9-forget-preview");
+      expect(await recallIds(query)).toContain(coffee); // asking is not doing
+      await forget.getByRole("button", { name: /^Yes, forget/ }).click();
+      await page.getByRole("status").filter({ hasText: "Forgot 2 memories" }).waitFor();
+      const recalled = await recallIds(query);
+      expect(recalled).not.toContain(coffee);
+      expect(recalled).not.toContain(invoices);
+      expect(recalled.length).toBeGreaterThan(0); // the others, not ticked, are still there
+    });
+
+    it("refuses a change without the CSRF token, from another origin, and under a forged Host", async () => {
+      await page.goto(`${ui.base}/#/w/${service.workspaceId}/settings`);
+      await page.getByRole("heading", { level: 1, name: "Settings" }).waitFor();
+      const before = await keyCount();
+      // the page's own origin and cookie, but no token
+      const noToken = await page.evaluate(
+        async (ws) => (await fetch(`/api/workspaces/${ws}/keys`, { method: "POST", credentials: "same-origin" })).status,
+        service.workspaceId,
+      );
+      expect(noToken).toBe(403);
+
+      // Another site on this machine posts a form to the dashboard: the browser sends the cookie (same site), but
+      // its own Origin.
+      attacker = createServer((_req, res) => {
+        res.setHeader("Content-Type", "text/html");
+        res.end(
+          `<form id="f" method="POST" action="${ui.base}/api/workspaces/${service.workspaceId}/keys"><input name="x" value="1"></form>` +
+            `<script>document.getElementById("f").submit()</script>`,
+        );
+      });
+      await new Promise<void>((resolve) => attacker!.listen(0, "127.0.0.1", resolve));
+      const attackerUrl = `http://127.0.0.1:${(attacker.address() as AddressInfo).port}/`;
+      const other = await page.context().newPage(); // the same browser profile: the session's cookie is there
+      try {
+        const answered = other.waitForResponse((r) => r.url().includes("/keys"));
+        await other.goto(attackerUrl);
+        const response = await answered;
+        expect(response.status()).toBe(403);
+        expect(await response.text()).toContain("only from the dashboard's own page");
+
+        // DNS rebinding: a name of the attacker's resolving to 127.0.0.1 is refused by its Host, read or change.
+        const rebound = await other.goto(`http://${REBOUND_NAME}:${ui.port}/api/workspaces`);
+        expect(rebound!.status()).toBe(403);
+        const reboundPost = await other.evaluate(
+          async (url) => (await fetch(url, { method: "POST" })).status,
+          `http://${REBOUND_NAME}:${ui.port}/api/workspaces/${service.workspaceId}/keys`,
+        );
+        expect(reboundPost).toBe(403);
+      } finally {
+        await other.close();
+      }
+      expect(await keyCount()).toBe(before);
+      elsewhere.length = 0; // the attacker's pages were this test's own doing
+    });
   });
 });

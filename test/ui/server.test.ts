@@ -7,6 +7,23 @@ import { ROUTES } from "../../src/contract/wire.js";
 import { baseEnv, call, runCli, startService, usageCounts, type ServiceHandle } from "../support/service.js";
 import { fillThroughService, MEMORIES, OVERLONG, rawGet, startUi, type UiHandle } from "./support.js";
 
+/** The session's CSRF token, as the page reads it. */
+async function csrfToken(): Promise<string> {
+  return (await rawGet(ui.port, "/api/session", { cookie: ui.cookie })).json.csrf_token;
+}
+
+/** A change as the dashboard's page sends it: POST, its own Origin, the session's cookie and CSRF token. */
+async function post(path: string, body?: unknown, headers: Record<string, string> = {}) {
+  const sent = {
+    cookie: ui.cookie,
+    origin: `http://127.0.0.1:${ui.port}`,
+    "x-csrf-token": await csrfToken(),
+    ...(body === undefined ? {} : { "content-type": "application/json" }),
+    ...headers,
+  };
+  return rawGet(ui.port, path, sent, "POST", body === undefined ? undefined : JSON.stringify(body));
+}
+
 let service: ServiceHandle;
 let ui: UiHandle;
 let stored: Record<string, any>[];
@@ -81,8 +98,8 @@ describe("the session token", () => {
     expect((await get("/api/workspaces", { host: `localhost:${ui.port}` })).status).toBe(200);
   });
 
-  it("is read-only: POST, PUT and DELETE are 405", async () => {
-    for (const method of ["POST", "PUT", "DELETE"]) {
+  it("reads are GET and changes POST: PUT, PATCH and DELETE are 405", async () => {
+    for (const method of ["PUT", "PATCH", "DELETE"]) {
       expect((await rawGet(ui.port, "/api/workspaces", { cookie: ui.cookie }, method)).status).toBe(405);
     }
   });
@@ -224,11 +241,127 @@ describe("what the dashboard reads", () => {
     expect((await get("/api/keys")).status).toBe(404);
   });
 
-  it("no answer ever held the workspace's key, its hash or its prefix", () => {
+  it("no answer here ever held the workspace's key, its hash or its prefix", () => {
     const hash = createHash("sha256").update(service.apiKey).digest("hex");
     const all = seen.join("\n");
     expect(seen.length).toBeGreaterThan(20);
     for (const secret of [service.apiKey, hash, service.apiKey.slice(0, 11)]) expect(all).not.toContain(secret);
     expect(ui.stdout() + ui.stderr()).not.toContain(service.apiKey);
+  });
+});
+
+describe("the workspace owner's controls (POST with the session's Origin and CSRF token)", () => {
+  const keysOf = async () => (await rawGet(ui.port, `/api/workspaces/${ws()}/keys`, { cookie: ui.cookie })).json.keys as any[];
+  const status = (key: string) => call(service.baseURL, "GET", ROUTES.status.path, { key });
+
+  it("refuses a change without the CSRF token, with a wrong one, from a foreign or no Origin, or under a forged Host; nothing changes", async () => {
+    const before = await keysOf();
+    const path = `/api/workspaces/${ws()}/keys`;
+    const refusals: [string, Record<string, string>][] = [
+      ["no CSRF token", { "x-csrf-token": "" }],
+      ["a wrong CSRF token", { "x-csrf-token": "A".repeat(43) }],
+      ["a foreign Origin", { origin: "http://evil.example" }],
+      ["another port's Origin", { origin: `http://127.0.0.1:${ui.port + 1}` }],
+      ["no Origin", { origin: "" }],
+      ["a forged Host", { host: `evil.example:${ui.port}`, origin: `http://evil.example:${ui.port}` }],
+    ];
+    for (const [what, headers] of refusals) {
+      const res = await post(path, undefined, headers);
+      expect(res.status, what).toBe(403);
+      expect(res.text, what).not.toContain("svc_");
+    }
+    // without the cookie a change is not even considered
+    expect((await post(path, undefined, { cookie: "" })).status).toBe(401);
+    expect(await keysOf()).toEqual(before);
+    // a GET never changes anything, whatever it is sent to
+    expect((await rawGet(ui.port, `${path}/1/revoke`, { cookie: ui.cookie })).status).toBe(404);
+  });
+
+  it("lists the workspace's keys: id, prefix, created, last used, revoked; never a key or its hash", async () => {
+    const keys = await keysOf();
+    expect(keys).toEqual([
+      {
+        id: service.keyId,
+        prefix: service.apiKey.slice(0, 11),
+        created_at: expect.stringMatching(/Z$/),
+        last_used_at: expect.stringMatching(/Z$/), // the fill used it
+        revoked_at: null,
+      },
+    ]);
+    const text = JSON.stringify(keys);
+    expect(text).not.toContain(service.apiKey);
+    expect(text).not.toContain(createHash("sha256").update(service.apiKey).digest("hex"));
+  });
+
+  it("creates a key shown once, usable at once through the API; revoking it is a 401 at once", async () => {
+    const created = await post(`/api/workspaces/${ws()}/keys`);
+    expect(created.status).toBe(201);
+    expect(created.headers["cache-control"]).toBe("no-store");
+    const { key, id } = created.json;
+    expect(key).toMatch(/^svc_ws_[0-9A-Za-z]{32}$/);
+    expect((await status(key)).status).toBe(200);
+    const listed = (await keysOf()).find((k) => k.id === id);
+    expect(listed).toMatchObject({ prefix: key.slice(0, 11), revoked_at: null });
+    expect(JSON.stringify(await keysOf())).not.toContain(key);
+
+    const revoked = await post(`/api/workspaces/${ws()}/keys/${id}/revoke`);
+    expect(revoked.status).toBe(200);
+    expect((await status(key)).status).toBe(401);
+    expect((await keysOf()).find((k) => k.id === id)!.revoked_at).toMatch(/Z$/);
+    // revoked twice, another workspace's key, or an unknown one: 404, and the workspace's own key still works
+    expect((await post(`/api/workspaces/${ws()}/keys/${id}/revoke`)).status).toBe(404);
+    const other = await service.newWorkspace("someone else");
+    expect((await post(`/api/workspaces/${ws()}/keys/${other.keyId}/revoke`)).status).toBe(404);
+    expect((await status(other.apiKey)).status).toBe(200);
+    expect((await status(service.apiKey)).status).toBe(200);
+    // the new key reached no log
+    expect(ui.stdout() + ui.stderr() + service.stdout() + service.stderr()).not.toContain(key);
+  });
+
+  it("forgets the memories asked: gone from the API's recall and health at once, and from the dashboard", async () => {
+    const query = "who is allergic to peanuts?";
+    const target = stored[4]!.memory_id;
+    const recall = async () =>
+      (await call(service.baseURL, "POST", ROUTES.retrieve.path, { key: service.apiKey, json: { query, top_k: 50 } })).json.memories.map((m: any) => m.id);
+    expect(await recall()).toContain(target);
+    const res = await post(`/api/workspaces/${ws()}/memories/forget`, { ids: [target, 999_999] });
+    expect(res.status).toBe(200);
+    expect(res.json).toEqual({ forgotten: [target] });
+    expect(await recall()).not.toContain(target);
+    const health = await call(service.baseURL, "GET", ROUTES.health.path, { key: service.apiKey });
+    expect(health.json.signals.total_memories).toBe(stored.length - 1);
+    expect((await get(`/api/workspaces/${ws()}/memories/${target}`)).status).toBe(404);
+    expect((await get(`/api/workspaces/${ws()}/memories`)).json.total).toBe(stored.length - 1);
+    expect((await get(`/api/workspaces/${ws()}`)).json.memories).toBe(stored.length - 1);
+    expect(ui.stderr()).toContain("dashboard forgot memories");
+    expect(ui.stdout() + ui.stderr()).not.toContain("peanuts"); // the forgotten text reached no log
+  });
+
+  it("a forget request names 1 to 100 positive integer ids in a JSON body; anything else is 400 and forgets nothing", async () => {
+    for (const body of [{}, { ids: [] }, { ids: ["1"] }, { ids: [0] }, { ids: Array.from({ length: 101 }, (_, i) => i + 1) }]) {
+      expect((await post(`/api/workspaces/${ws()}/memories/forget`, body)).status, JSON.stringify(body).slice(0, 40)).toBe(400);
+    }
+    expect((await post(`/api/workspaces/${ws()}/memories/forget`)).status).toBe(400);
+    expect((await get(`/api/workspaces/${ws()}/memories`)).json.total).toBe(stored.length - 1);
+  });
+
+  it("shows billable writes and reads per day and per billing cycle, as the service recorded them", async () => {
+    const counts = await usageCounts(service, ws());
+    const usage = (await get(`/api/workspaces/${ws()}/usage`)).json;
+    expect(usage.billing_cycle).toBe("monthly");
+    const sum = (rows: any[], kind: "write" | "read") => rows.reduce((n, r) => n + r[kind], 0);
+    expect(sum(usage.days, "write")).toBe(counts.write);
+    expect(sum(usage.days, "read")).toBe(counts.read);
+    expect(counts.write).toBe(stored.length);
+    // the billing webhooks' own cycle (anchored at the workspace's creation), counted over the same bounds
+    const workspace = (await get(`/api/workspaces/${ws()}`)).json;
+    const { billingCycleAt } = await import("../../src/service/webhooks/cycle.js");
+    const cycle = billingCycleAt("monthly", Date.parse(workspace.created_at), Date.now());
+    const current = usage.cycles.at(-1);
+    expect([current.start, current.end]).toEqual([cycle.start, cycle.end]);
+    expect(current.start).toBeLessThanOrEqual(Date.now());
+    expect(current.end).toBeGreaterThan(Date.now());
+    expect([current.write, current.read]).toEqual([counts.write, counts.read]);
+    expect((await get("/api/workspaces/999999/usage")).status).toBe(404);
   });
 });

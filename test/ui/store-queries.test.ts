@@ -152,6 +152,75 @@ for (const { name, skip, open } of STORES) {
       ]);
       expect(await store.memoryStats(filters + 1000)).toEqual({ createdPerDay: [], categories: [], importance: [], recallsPerDay: [] });
     });
+
+    it("usage per day and between two times counts billable writes and reads, never deletions", async () => {
+      const day = (ms: number) => Math.floor(ms / DAY_MS) * DAY_MS;
+      expect(await store.usagePerDay(filters)).toEqual([
+        { day: day(HEALTH_NOW - DAY_MS), write: 0, read: 2 },
+        { day: day(HEALTH_NOW), write: 1, read: 1 },
+      ]);
+      expect(await store.usagePerDay(filters + 1000)).toEqual([]);
+      // a billing cycle's bounds: [from, to)
+      expect(await store.usageBetween(filters, HEALTH_NOW - DAY_MS, HEALTH_NOW)).toEqual({ write: 0, read: 2 });
+      expect(await store.usageBetween(filters, HEALTH_NOW - DAY_MS + 1, HEALTH_NOW + 1)).toEqual({ write: 1, read: 2 });
+      expect(await store.usageBetween(filters + 1000, 0, HEALTH_NOW + 1)).toEqual({ write: 0, read: 0 });
+    });
+
+    it("forgetting removes the row, its vector and the idempotent answers naming it, leaves a tombstone every cache applies, and never reuses a rev", async () => {
+      const ws = (await store.insertWorkspace(workspace("forget"))).id;
+      const made = await store.writeInWorkspace(ws, async (tx) => {
+        const rows = [];
+        for (const v of VARIED.slice(0, 3)) rows.push(await tx.insertMemory(varied(ws, v)));
+        await tx.putIdempotency({ workspace_id: ws, key: "k-last", request_hash: "h", response: { memory_id: rows[2]!.id }, created_at: HEALTH_NOW }, 0);
+        await tx.putIdempotency({ workspace_id: ws, key: "k-first", request_hash: "h", response: { memory_id: rows[0]!.id }, created_at: HEALTH_NOW }, 0);
+        return rows;
+      });
+      const cached = new VectorIndexes(3, FIXTURE_EMBEDDER);
+      const index = await cached.refresh(ws, (since) => store.vectorsSince(ws, since));
+      expect(index.size).toBe(3);
+      const newest = made[2]!; // the highest rev: its forgetting must not let the next write reuse it
+
+      expect(await store.deleteMemories(ws, [newest.id, newest.id, 999_999])).toEqual([newest.id]);
+      expect(await store.deleteMemories(ws, [newest.id])).toEqual([]); // already gone
+      expect(await store.getMemories(ws, [newest.id])).toEqual([]);
+      expect(await store.countMemories(ws)).toBe(2);
+      expect(await store.getIdempotency(ws, "k-last", 0)).toBeNull();
+      expect(await store.getIdempotency(ws, "k-first", 0)).not.toBeNull();
+      // a cache built before the forgetting drops it on its next refresh; one built after never sees it
+      expect((await cached.refresh(ws, (since) => store.vectorsSince(ws, since))).size).toBe(2);
+      const fresh = await new VectorIndexes(3, FIXTURE_EMBEDDER).refresh(ws, (since) => store.vectorsSince(ws, since));
+      expect(fresh.size).toBe(2);
+      const tombstone = (await store.vectorsSince(ws, newest.rev)).find((r) => r.id === newest.id)!;
+      expect(tombstone.rev).toBeGreaterThan(newest.rev);
+      expect(tombstone.vector).toHaveLength(0);
+
+      const next = await store.writeInWorkspace(ws, (tx) => tx.insertMemory(varied(ws, VARIED[3]!)));
+      expect(next.rev).toBeGreaterThan(tombstone.rev);
+      expect((await cached.refresh(ws, (since) => store.vectorsSince(ws, since))).size).toBe(3);
+      // another workspace's memory is never forgotten through this one
+      const other = (await store.browseMemories(filters, {}, { limit: 1, offset: 0 })).memories[0]!;
+      expect(await store.deleteMemories(ws, [other.id])).toEqual([]);
+      expect(await store.getMemories(filters, [other.id])).toHaveLength(1);
+      // the deletion is a usage event, not a billable one
+      expect(await store.usageCounts(ws)).toEqual({ write: 0, read: 0 });
+      expect(await store.usagePerDay(ws)).toEqual([]);
+      expect(await store.usageBetween(ws, 0, Number.MAX_SAFE_INTEGER)).toEqual({ write: 0, read: 0 });
+    });
+
+    it("lists a workspace's keys with their last use, recorded only when older than asked", async () => {
+      const ws = (await store.insertWorkspace(workspace("keys"))).id;
+      const first = await store.insertKey({ workspace_id: ws, key_hash: `h1-${ws}`, prefix: "svc_ws_aaaa", created_at: HEALTH_NOW });
+      const second = await store.insertKey({ workspace_id: ws, key_hash: `h2-${ws}`, prefix: "svc_ws_bbbb", created_at: HEALTH_NOW + 1 });
+      await store.markKeyUsed(first, HEALTH_NOW + 10, HEALTH_NOW + 10 - 60_000);
+      await store.markKeyUsed(first, HEALTH_NOW + 20, HEALTH_NOW + 20 - 60_000); // within the minute: kept as is
+      await store.revokeKey(second, HEALTH_NOW + 30);
+      expect(await store.listKeys(ws)).toEqual([
+        { id: first, prefix: "svc_ws_aaaa", created_at: HEALTH_NOW, last_used_at: HEALTH_NOW + 10, revoked_at: null },
+        { id: second, prefix: "svc_ws_bbbb", created_at: HEALTH_NOW + 1, last_used_at: null, revoked_at: HEALTH_NOW + 30 },
+      ]);
+      await store.markKeyUsed(first, HEALTH_NOW + 70_000, HEALTH_NOW + 10_000);
+      expect((await store.listKeys(ws))[0]!.last_used_at).toBe(HEALTH_NOW + 70_000);
+    });
   });
 }
 

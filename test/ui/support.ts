@@ -115,12 +115,13 @@ export async function startUi(args: string[], env: NodeJS.ProcessEnv): Promise<U
   };
 }
 
-/** A GET with any headers, Host included (fetch will not send a forged Host). */
+/** A GET (or another method, with a body) with any headers, Host included (fetch will not send a forged Host). */
 export function rawGet(
   port: number,
   path: string,
   headers: Record<string, string> = {},
   method = "GET",
+  body?: string,
 ): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; text: string; json: any }> {
   return new Promise((resolve, reject) => {
     const req = request({ host: "127.0.0.1", port, path, method, headers: { host: `127.0.0.1:${port}`, ...headers } }, (res) => {
@@ -138,6 +139,6 @@ export function rawGet(
       });
     });
     req.on("error", reject);
-    req.end();
+    req.end(body);
   });
 }

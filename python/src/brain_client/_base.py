@@ -59,18 +59,24 @@ class Call:
     idempotent_store: bool = False
 
 
-@dataclass(frozen=True)
-class Retry:
-    delay: float
-    reason: str
+@dataclass
+class Exchange:
+    """One call across its attempts and redirects: where it goes next and how many tries it has had."""
 
-
-@dataclass(frozen=True)
-class Follow:
+    operation: str
+    method: str
     url: str
+    headers: Dict[str, str]
+    content: Optional[bytes]
+    attempt: int = 0
+    hops: int = 0
 
 
-Decision = Union[Retry, Follow]
+@dataclass(frozen=True)
+class Wait:
+    """Send the exchange again after `delay` seconds (0 for a redirect, which is not an attempt)."""
+
+    delay: float
 
 
 def is_loopback(host: str) -> bool:
@@ -180,39 +186,56 @@ class BaseClient:
     def backoff(self, attempt: int) -> float:
         return float(self._random()) * min(RETRY_CAP, RETRY_BASE * 2.0 ** (attempt - 1))
 
-    def on_transport_error(self, operation: str, error: Exception, attempt: int) -> Retry:
-        """A retry, or raises when the retries are spent."""
+    def begin(self, call: Call) -> Exchange:
+        return Exchange(
+            operation=f"{call.method} {call.path}",
+            method=call.method,
+            url=self.base_url + call.path,
+            headers=self.headers_for(call),
+            content=self.content_for(call),
+        )
+
+    def after_transport_error(self, ex: Exchange, error: Exception) -> Wait:
+        """The wait before the next attempt, or raises when the retries are spent."""
         timed_out = isinstance(error, httpx.TimeoutException)
         reason = f"no answer within {self.timeout:g} s" if timed_out else describe_network_error(error)
-        if attempt <= self.max_retries:
-            return Retry(self.backoff(attempt), reason)
-        tried = f" after {attempt} attempts" if attempt > 1 else ""
+        if ex.attempt <= self.max_retries:
+            return self._retry(ex, self.backoff(ex.attempt), reason)
+        tried = f" after {ex.attempt} attempts" if ex.attempt > 1 else ""
         if timed_out:
             raise APITimeoutError(
-                f"{operation} to {self.base_url}: {reason}{tried}. Raise the timeout if the service is slow.",
+                f"{ex.operation} to {self.base_url}: {reason}{tried}. Raise the timeout if the service is slow.",
                 code="timeout",
             ) from error
         raise APIConnectionError(
-            f"{operation} could not reach {self.base_url} ({reason}){tried}. Is the service running?",
+            f"{ex.operation} could not reach {self.base_url} ({reason}){tried}. Is the service running?",
             code="connection_error",
         ) from error
 
-    def on_response(self, operation: str, response: httpx.Response, attempt: int, hops: int) -> Optional[Decision]:
-        """None when the answer is a success to parse; a Retry or Follow; raises for every other answer."""
+    def after_response(self, ex: Exchange, response: httpx.Response, model: Type[ModelT]) -> Union[ModelT, Wait]:
+        """The parsed answer; a Wait before a retry or a redirect's next hop; raises for every other answer."""
         status = response.status_code
         request_id = response.headers.get("x-request-id")
         if 200 <= status < 300:
-            return None
+            return self.parse(ex.operation, response, model)
         if 300 <= status < 400:
-            return self._follow(operation, response, hops, request_id)
+            ex.url = self._follow(ex.operation, response, ex.hops + 1, request_id)
+            ex.hops += 1
+            ex.attempt -= 1  # a hop is not an attempt
+            return Wait(0.0)
         body = error_body(response)
-        if status in RETRYABLE_STATUS and attempt <= self.max_retries:
+        if status in RETRYABLE_STATUS and ex.attempt <= self.max_retries:
             retry_after = retry_after_seconds(response.headers, body) if status == 503 else None
-            delay = self.backoff(attempt) if retry_after is None else min(retry_after, RETRY_AFTER_MAX)
-            return Retry(delay, f"answered {status}")
-        raise error_from_response(operation, response, body, request_id, attempt, (self.api_key,))
+            delay = self.backoff(ex.attempt) if retry_after is None else min(retry_after, RETRY_AFTER_MAX)
+            return self._retry(ex, delay, f"answered {status}")
+        raise error_from_response(ex.operation, response, body, request_id, ex.attempt, (self.api_key,))
 
-    def _follow(self, operation: str, response: httpx.Response, hops: int, request_id: Optional[str]) -> Follow:
+    @staticmethod
+    def _retry(ex: Exchange, delay: float, reason: str) -> Wait:
+        log.info("%s: %s; retrying in %.2f s", ex.operation, reason, delay)
+        return Wait(delay)
+
+    def _follow(self, operation: str, response: httpx.Response, hops: int, request_id: Optional[str]) -> str:
         status = response.status_code
         location = response.headers.get("location")
         secrets = (self.api_key,)
@@ -225,7 +248,7 @@ class BaseClient:
                 request_id=request_id,
                 code="redirect_not_followed",
             )
-        target = urljoin(str(response.request.url), location)
+        target: str = urljoin(str(response.request.url), location)
         shown = redact(target, secrets)
         if not is_safe_url(target):
             raise BrainError(
@@ -246,7 +269,7 @@ class BaseClient:
         log.warning(
             "%s: moved permanently (%d) to %s; update BRAIN_BASE_URL to the new address", operation, status, shown
         )
-        return Follow(target)
+        return target
 
     @staticmethod
     def parse(operation: str, response: httpx.Response, model: Type[ModelT]) -> ModelT:

@@ -1,17 +1,18 @@
-"""`Brain` (sync) and `AsyncBrain` (async): identical methods over one shared core (`_base.BaseClient`). Each class
-owns only its HTTP loop: send, sleep, follow. Resources shape requests and cannot fail on their own."""
+"""`Brain` (sync) and `AsyncBrain` (async): identical methods over one shared core (`_base.BaseClient`), which decides
+after every attempt (parse, wait and send again, or raise). Each class owns only its loop: send and sleep.
+Resources shape requests and cannot fail on their own."""
 
 from __future__ import annotations
 
 import asyncio
 import time
 from types import TracebackType
-from typing import Any, Mapping, Optional, Type, TypeVar
+from typing import Any, Mapping, Optional, Type, TypeVar, Union
 
 import httpx
 from pydantic import BaseModel
 
-from ._base import BaseClient, Call, Follow, Retry, log
+from ._base import BaseClient, Call, Wait
 from ._constants import DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT
 from ._exceptions import BrainError
 from ._models import HealthReport, RetrieveResult, StoreResult, WorkspaceStatus
@@ -39,28 +40,20 @@ class Brain(BaseClient):
         return self._request(self.STATUS, WorkspaceStatus)
 
     def _request(self, call: Call, model: Type[ModelT]) -> ModelT:
-        operation = f"{call.method} {call.path}"
         if self._http.is_closed:
-            raise BrainError(f"{operation}: this Brain client is closed.", code="client_closed")
-        headers, content = self.headers_for(call), self.content_for(call)
-        url, attempt, hops = self.base_url + call.path, 0, 0
+            raise BrainError(f"{call.method} {call.path}: this Brain client is closed.", code="client_closed")
+        ex = self.begin(call)
         while True:
-            attempt += 1
+            ex.attempt += 1
             try:
-                response = self._http.request(call.method, url, headers=headers, content=content)
+                response = self._http.request(ex.method, ex.url, headers=ex.headers, content=ex.content)
             except httpx.TransportError as error:
-                retry = self.on_transport_error(operation, error, attempt)
-                log.info("%s: %s; retrying in %.2f s", operation, retry.reason, retry.delay)
-                time.sleep(retry.delay)
-                continue
-            decision = self.on_response(operation, response, attempt, hops + 1)
-            if decision is None:
-                return self.parse(operation, response, model)
-            if isinstance(decision, Follow):
-                url, hops, attempt = decision.url, hops + 1, attempt - 1  # a hop is not an attempt
-                continue
-            log.info("%s: %s; retrying in %.2f s", operation, decision.reason, decision.delay)
-            time.sleep(decision.delay)
+                outcome: Union[ModelT, Wait] = self.after_transport_error(ex, error)
+            else:
+                outcome = self.after_response(ex, response, model)
+            if not isinstance(outcome, Wait):
+                return outcome
+            time.sleep(outcome.delay)
 
     def close(self) -> None:
         self._http.close()
@@ -94,29 +87,20 @@ class AsyncBrain(BaseClient):
         return await self._request(self.STATUS, WorkspaceStatus)
 
     async def _request(self, call: Call, model: Type[ModelT]) -> ModelT:
-        operation = f"{call.method} {call.path}"
         if self._http.is_closed:
-            raise BrainError(f"{operation}: this AsyncBrain client is closed.", code="client_closed")
-        headers, content = self.headers_for(call), self.content_for(call)
-        url, attempt, hops = self.base_url + call.path, 0, 0
+            raise BrainError(f"{call.method} {call.path}: this AsyncBrain client is closed.", code="client_closed")
+        ex = self.begin(call)
         while True:
-            attempt += 1
+            ex.attempt += 1
             try:
-                response = await self._http.request(call.method, url, headers=headers, content=content)
+                response = await self._http.request(ex.method, ex.url, headers=ex.headers, content=ex.content)
             except httpx.TransportError as error:
-                retry = self.on_transport_error(operation, error, attempt)
-                log.info("%s: %s; retrying in %.2f s", operation, retry.reason, retry.delay)
-                await asyncio.sleep(retry.delay)
-                continue
-            decision = self.on_response(operation, response, attempt, hops + 1)
-            if decision is None:
-                return self.parse(operation, response, model)
-            if isinstance(decision, Follow):
-                url, hops, attempt = decision.url, hops + 1, attempt - 1
-                continue
-            assert isinstance(decision, Retry)
-            log.info("%s: %s; retrying in %.2f s", operation, decision.reason, decision.delay)
-            await asyncio.sleep(decision.delay)
+                outcome: Union[ModelT, Wait] = self.after_transport_error(ex, error)
+            else:
+                outcome = self.after_response(ex, response, model)
+            if not isinstance(outcome, Wait):
+                return outcome
+            await asyncio.sleep(outcome.delay)
 
     async def close(self) -> None:
         await self._http.aclose()

@@ -5,7 +5,7 @@
 import type { z } from "zod";
 import type { ToolAnnotations } from "@modelcontextprotocol/sdk/types.js";
 import type { HealthResponse, RetrieveResponse, StatusResponse, StoreResponse } from "../../client/schemas.js";
-import type { Operation } from "../render.js";
+import type { Operation } from "../render-error.js";
 
 /** Per-call options the client accepts (one deadline for all attempts arrives as `signal`). */
 export interface CallOptions {

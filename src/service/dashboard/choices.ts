@@ -17,3 +17,6 @@ export type AgeRange = keyof typeof AGE_RANGES;
 /** The lists behind health's signals. */
 export const HEALTH_LISTS = ["stale", "duplicates", "never_retrieved", "overlong"] as const;
 export type HealthList = (typeof HEALTH_LISTS)[number];
+
+/** Forgetting by a search (`admin memory forget`, the dashboard) takes only results scoring at least this by default. */
+export const FORGET_MIN_SCORE_DEFAULT = 0.5;

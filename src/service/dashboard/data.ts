@@ -1,6 +1,7 @@
 // What the dashboard (`brain-mcp ui`) shows, read in-process from the service's own store with the service's own
-// retrieval and health code. Read-only: a search here is not a recall (it would change the very scores, recency and
-// "never retrieved" counts it displays), and no key, key hash or key prefix is ever read.
+// retrieval and health code, and the workspace owner's controls (forgetting memories, keys). A search here is not a
+// recall (it would change the very scores, recency and "never retrieved" counts it displays); a key is shown once,
+// when created, and its hash is never read.
 import { TOP_K_MAX } from "../../contract/limits.js";
 import type { HealthResponse, Temporal, TemporalType } from "../../contract/wire.js";
 import { listDuplicatePairs } from "../health/duplicates.js";
@@ -9,9 +10,11 @@ import type { Embedder } from "../models/types.js";
 import { retrieveMemories, temporalOf } from "../retrieval/retrieve.js";
 import { isExpired } from "../retrieval/score.js";
 import { VectorIndexes } from "../retrieval/vector-index.js";
-import type { MemoryFilter, MemoryRecord, MemoryStats, MemoryStore } from "../store/types.js";
+import { keyRecordOf, newApiKey } from "../ids.js";
+import type { ApiKeyRecord, MemoryFilter, MemoryRecord, MemoryStats, MemoryStore } from "../store/types.js";
 import { DAY_MS, isoSeconds } from "../time.js";
 import { AGE_RANGES, PAGE_SIZE, type AgeRange, type HealthList } from "./choices.js";
+import { usageReport, type UsageReport } from "./usage.js";
 
 /** Most duplicate pairs listed (the health signal counts them all). */
 export const DUPLICATES_LISTED = 100;
@@ -82,7 +85,33 @@ export interface Dashboard {
   healthList(workspaceId: number, list: Exclude<HealthList, "duplicates">, offset: number): Promise<MemoryPage>;
   duplicates(workspaceId: number): Promise<DuplicateView[]>;
   stats(workspaceId: number): Promise<MemoryStats>;
+  /** Forgets these memories of the workspace (everywhere they live); returns the ids actually forgotten. */
+  forget(workspaceId: number, ids: readonly number[]): Promise<number[]>;
+  /** The workspace's keys: ids, prefixes and times, never a key or its hash. */
+  keys(workspaceId: number): Promise<DashboardKey[]>;
+  /** A new key for the workspace: the only answer that ever holds it. */
+  createKey(workspaceId: number): Promise<DashboardKey & { key: string }>;
+  /** Revokes one of the workspace's keys; false when it has no such live key. */
+  revokeKey(workspaceId: number, keyId: number): Promise<boolean>;
+  /** Billable writes and reads per day and per billing cycle. */
+  usage(workspaceId: number): Promise<UsageReport | null>;
 }
+
+export interface DashboardKey {
+  id: number;
+  prefix: string;
+  created_at: string;
+  last_used_at: string | null;
+  revoked_at: string | null;
+}
+
+const toDashboardKey = (k: ApiKeyRecord): DashboardKey => ({
+  id: k.id,
+  prefix: k.prefix,
+  created_at: isoSeconds(k.created_at),
+  last_used_at: k.last_used_at === null ? null : isoSeconds(k.last_used_at),
+  revoked_at: k.revoked_at === null ? null : isoSeconds(k.revoked_at),
+});
 
 export function toDashboardMemory(m: MemoryRecord, nowMs: number): DashboardMemory {
   return {
@@ -203,6 +232,32 @@ export function createDashboard({ store, embedder, now = () => new Date() }: Das
 
     stats(workspaceId) {
       return store.memoryStats(workspaceId);
+    },
+
+    forget(workspaceId, ids) {
+      // This process's index drops them on its next refresh, from the tombstones the store leaves (as every process's).
+      return store.deleteMemories(workspaceId, ids);
+    },
+
+    async keys(workspaceId) {
+      return (await store.listKeys(workspaceId)).map(toDashboardKey);
+    },
+
+    async createKey(workspaceId) {
+      const key = newApiKey();
+      const record = keyRecordOf(key, now().getTime());
+      const id = await store.insertKey({ ...record, workspace_id: workspaceId });
+      return { ...toDashboardKey({ id, prefix: record.prefix, created_at: record.created_at, last_used_at: null, revoked_at: null }), key };
+    },
+
+    async revokeKey(workspaceId, keyId) {
+      const owned = (await store.listKeys(workspaceId)).some((k) => k.id === keyId && k.revoked_at === null);
+      return owned && store.revokeKey(keyId, now().getTime());
+    },
+
+    async usage(workspaceId) {
+      const workspace = await store.getWorkspace(workspaceId);
+      return workspace && usageReport(store, workspace, now().getTime());
     },
   };
 }

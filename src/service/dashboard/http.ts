@@ -1,13 +1,15 @@
-// The dashboard's HTTP edge: its bundled page (dist/ui/) and read-only JSON under /api/, for one person on this
-// machine. Every request must name an allowed Host (no DNS rebinding) and carry the session's token, first in the
-// printed URL, then in an HttpOnly SameSite=Strict cookie; only GET and HEAD are answered.
+// The dashboard's HTTP edge: its bundled page (dist/ui/) and JSON under /api/, for one person on this machine. Every
+// request must name an allowed Host (no DNS rebinding) and carry the session's token, first in the printed URL, then
+// in an HttpOnly SameSite=Strict cookie. Reads are GET; every change is a POST that must also come from the
+// dashboard's own Origin and carry this session's CSRF token (header X-CSRF-Token, read from GET /api/session).
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import { readdirSync, readFileSync } from "node:fs";
 import { extname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Hono, type Context } from "hono";
-import { QUERY_MAX_CHARS } from "../../contract/limits.js";
-import type { ServiceLog } from "../types.js";
+import { QUERY_MAX_CHARS, UNAVAILABLE_RETRY_AFTER_SECONDS } from "../../contract/limits.js";
+import { isStoreUnavailable } from "../http/errors.js";
+import { ServiceError, type ServiceLog } from "../types.js";
 import { HEALTH_LISTS } from "./choices.js";
 import { parseMemoryRequest, parseOffset, type Dashboard } from "./data.js";
 
@@ -29,6 +31,13 @@ const CONTENT_TYPES: Record<string, string> = {
 const CSP =
   "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; " +
   "base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
+
+/** Header carrying the CSRF token on every POST. */
+export const CSRF_HEADER = "x-csrf-token";
+/** Most memories one forget request may name (a search shows at most TOP_K_MAX). */
+export const FORGET_IDS_MAX = 100;
+/** Largest POST body read (a forget request's ids). */
+const BODY_MAX_BYTES = 16_384;
 
 export function newUiToken(): string {
   return randomBytes(UI_TOKEN_BYTES).toString("base64url");
@@ -69,9 +78,35 @@ function readCookie(header: string | undefined, name: string): string | undefine
   return undefined;
 }
 
+/** A POST's JSON body, at most BODY_MAX_BYTES; undefined when absent, too large or not JSON. */
+async function readJson(c: Context): Promise<unknown> {
+  if (!(c.req.header("content-type") ?? "").toLowerCase().startsWith("application/json")) return undefined;
+  if (Number(c.req.header("content-length") ?? 0) > BODY_MAX_BYTES) return undefined;
+  const text = await c.req.text();
+  if (Buffer.byteLength(text) > BODY_MAX_BYTES) return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/** `{"ids": [positive integers]}`, 1 to FORGET_IDS_MAX of them; otherwise the message saying what is wrong. */
+export function forgetIds(body: unknown): number[] | string {
+  const ids = (body as { ids?: unknown } | undefined)?.ids;
+  if (!Array.isArray(ids) || ids.length === 0 || ids.length > FORGET_IDS_MAX) {
+    return `send a JSON body {"ids": [...]} with 1 to ${FORGET_IDS_MAX} memory ids`;
+  }
+  if (!ids.every((x) => Number.isSafeInteger(x) && x > 0)) return "memory ids are positive integers";
+  return ids as number[];
+}
+
 export function createUiApp(options: UiAppOptions): Hono {
   const { dashboard, token, cookieName, log } = options;
   const allowedHosts = new Set(options.allowedHosts.map((h) => h.toLowerCase()));
+  const allowedOrigins = new Set([...allowedHosts].map((h) => `http://${h}`));
+  // Per session: a page that cannot read this origin's answers (same-origin policy) cannot learn it.
+  const csrfToken = newUiToken();
   const assets = readAssets(options.assetsDir ?? UI_ASSETS_DIR);
   const app = new Hono();
 
@@ -81,7 +116,8 @@ export function createUiApp(options: UiAppOptions): Hono {
   app.use("*", async (c, next) => {
     // A page on another site that rebinds its name to 127.0.0.1 still sends its own name as Host.
     if (!allowedHosts.has((c.req.header("host") ?? "").toLowerCase())) return refuse(c, 403, "Forbidden: unexpected Host header.");
-    if (c.req.method !== "GET" && c.req.method !== "HEAD") return refuse(c, 405, "The dashboard is read-only.");
+    const changing = c.req.method !== "GET" && c.req.method !== "HEAD";
+    if (changing && c.req.method !== "POST") return refuse(c, 405, "Reads are GET and changes are POST.");
     const url = new URL(c.req.url);
     const offered = url.searchParams.get("token");
     if (offered !== null) {
@@ -99,6 +135,18 @@ export function createUiApp(options: UiAppOptions): Hono {
     if (cookie === undefined || !sameSecret(cookie, token)) {
       return refuse(c, 401, "Unauthorized: open the URL `brain-mcp ui` printed (it carries this session's token).");
     }
+    if (changing) {
+      // A cross-site form or script sends its own Origin (or none) and cannot read the CSRF token.
+      const origin = (c.req.header("origin") ?? "").toLowerCase();
+      if (!allowedOrigins.has(origin)) {
+        log.warn("dashboard change refused: foreign or missing Origin", { path: url.pathname });
+        return refuse(c, 403, "Forbidden: changes are accepted only from the dashboard's own page.");
+      }
+      if (!sameSecret(c.req.header(CSRF_HEADER) ?? "", csrfToken)) {
+        log.warn("dashboard change refused: missing or wrong CSRF token", { path: url.pathname });
+        return refuse(c, 403, "Forbidden: this change lacks the session's CSRF token; reload the dashboard and try again.");
+      }
+    }
     await next();
     c.header("X-Content-Type-Options", "nosniff");
     c.header("Referrer-Policy", "no-referrer");
@@ -109,6 +157,8 @@ export function createUiApp(options: UiAppOptions): Hono {
   const id = (raw: string | undefined) => (raw !== undefined && /^[1-9][0-9]{0,14}$/.test(raw) ? Number(raw) : null);
   const notFound = (c: Context, what: string) => c.json({ error: `${what} not found` }, 404);
   const badRequest = (c: Context, message: string) => c.json({ error: message }, 400);
+
+  app.get("/api/session", (c) => c.json({ csrf_token: csrfToken }));
 
   app.get("/api/workspaces", async (c) => c.json({ workspaces: await dashboard.workspaces() }));
 
@@ -163,7 +213,44 @@ export function createUiApp(options: UiAppOptions): Hono {
     return ws === null ? notFound(c, "workspace") : c.json(await dashboard.stats(ws));
   });
 
-  app.get("/api/*", (c) => notFound(c, "route"));
+  app.get("/api/workspaces/:ws/keys", async (c) => {
+    const ws = await workspaceOf(c);
+    return ws === null ? notFound(c, "workspace") : c.json({ keys: await dashboard.keys(ws) });
+  });
+
+  app.get("/api/workspaces/:ws/usage", async (c) => {
+    const ws = await workspaceOf(c);
+    const usage = ws === null ? null : await dashboard.usage(ws);
+    return usage ? c.json(usage) : notFound(c, "workspace");
+  });
+
+  app.post("/api/workspaces/:ws/keys", async (c) => {
+    const ws = await workspaceOf(c);
+    if (ws === null) return notFound(c, "workspace");
+    const created = await dashboard.createKey(ws);
+    log.info("dashboard created an API key", { workspace: ws, key_id: created.id });
+    return c.json(created, 201);
+  });
+
+  app.post("/api/workspaces/:ws/keys/:id/revoke", async (c) => {
+    const ws = await workspaceOf(c);
+    const keyId = id(c.req.param("id"));
+    if (ws === null || keyId === null || !(await dashboard.revokeKey(ws, keyId))) return notFound(c, "live key");
+    log.info("dashboard revoked an API key", { workspace: ws, key_id: keyId });
+    return c.json({ id: keyId, revoked: true });
+  });
+
+  app.post("/api/workspaces/:ws/memories/forget", async (c) => {
+    const ws = await workspaceOf(c);
+    if (ws === null) return notFound(c, "workspace");
+    const ids = forgetIds(await readJson(c));
+    if (typeof ids === "string") return badRequest(c, ids);
+    const forgotten = await dashboard.forget(ws, ids);
+    log.info("dashboard forgot memories", { workspace: ws, asked: ids.length, forgotten: forgotten.length });
+    return c.json({ forgotten });
+  });
+
+  app.all("/api/*", (c) => notFound(c, "route"));
 
   // The page itself; its views live after `#`, so every other path is a static file or nothing.
   app.get("*", (c) => {
@@ -174,6 +261,11 @@ export function createUiApp(options: UiAppOptions): Hono {
   });
 
   app.onError((err, c) => {
+    if (err instanceof ServiceError ? err.code === "store_unavailable" : isStoreUnavailable(err)) {
+      log.warn("dashboard: the store is unreachable", { path: c.req.path });
+      const retryAfter = String(UNAVAILABLE_RETRY_AFTER_SECONDS);
+      return c.json({ error: "the store is unreachable right now; try again in a few seconds" }, 503, { "Retry-After": retryAfter });
+    }
     log.error("dashboard request failed", { path: c.req.path, error: err.message });
     return c.json({ error: "the dashboard could not read the store; see the ui command's log" }, 500);
   });

@@ -3,7 +3,7 @@
 import { z } from "zod";
 import { IMPORTANCE_MAX, IMPORTANCE_MIN } from "../../contract/limits.js";
 import { isValidCategoryList } from "../../contract/taxonomy.js";
-import { parseStoreRequest } from "../http/validation.js";
+import { checkNoProtoKey, parseStoreRequest } from "../http/validation.js";
 import type { MemoryRecord } from "../store/types.js";
 import { ServiceError, type Workspace } from "../types.js";
 
@@ -175,6 +175,12 @@ export function parseMemoryLine(raw: string, line: number): MemoryLine {
   if (isHeaderShaped(value)) {
     checkVersion(value, line);
     throw new ExportLineError(line, "a second header: import export files one at a time, not joined together");
+  }
+  try {
+    checkNoProtoKey((value as { meta?: unknown } | null)?.meta); // before zod, which would drop it
+  } catch (err) {
+    if (err instanceof ServiceError) throw new ExportLineError(line, err.message);
+    throw err;
   }
   const parsed = memoryLine.safeParse(value);
   if (!parsed.success) throw new ExportLineError(line, describeIssue(parsed.error));

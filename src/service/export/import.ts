@@ -1,11 +1,13 @@
 // `brain-mcp admin import`: an export file (./format.ts) into a workspace, keeping each memory's own judgement,
-// counters and timestamps. The whole file is checked before anything is written; a memory that fails PII screening
-// is refused and reported by line (never its text) and the rest imports. Importing the same file again adds nothing.
+// counters and timestamps. The whole file is checked before anything is written; a memory whose text or meta fails
+// PII screening (the same screen as the API's store) is refused and reported by line (never its text) and the rest
+// imports. Importing the same file again adds nothing.
 import { createHash } from "node:crypto";
 import { createReadStream } from "node:fs";
 import { createInterface } from "node:readline";
 import type { Embedder } from "../models/types.js";
-import type { PiiType, PiiVerdict } from "../pipeline/pii-types.js";
+import type { PiiType, PiiVerdict } from "../pipeline/pii/types.js";
+import { screenMemory } from "../pipeline/screen.js";
 import type { MemoryRecord, MemoryStore, WorkspaceTx } from "../store/types.js";
 import type { Workspace } from "../types.js";
 import {
@@ -91,7 +93,7 @@ async function checkFile(path: string, screenPii: ImportDeps["screenPii"]): Prom
       if (!header) break; // a bad header: the lines after it mean nothing
       if (raw.trim() === "") throw new ExportLineError(line, "an empty line (every line after the header is one memory)");
       const memory = parseMemoryLine(raw, line);
-      const verdict = screenPii(memory.text);
+      const verdict = screenMemory(memory.text, memory.meta, screenPii);
       if (!verdict.ok) refused.set(line, verdict.types);
     } catch (err) {
       if (!(err instanceof ExportLineError)) throw err;

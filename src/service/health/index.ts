@@ -1,15 +1,12 @@
 // The workspace health diagnostic (DESIGN.md "Health"): signals, a quality score, and recommendations a person can
 // act on.
+import { NEVER_RETRIEVED_AFTER_DAYS, OVERLONG_CHARS, STALE_AFTER_DAYS } from "../../contract/health.js";
 import type { HealthResponse, HealthSignals, Recommendation } from "../../contract/wire.js";
 import type { WorkspaceIndex } from "../retrieval/vector-index.js";
 import type { HealthCounts, HealthCountsQuery, MemoryRecord, MemoryStore } from "../store/types.js";
 import { DAY_MS, isoSeconds } from "../time.js";
 import { countDuplicatePairs } from "./duplicates.js";
 
-export const STALE_AFTER_DAYS = 90;
-export const NEVER_RETRIEVED_AFTER_DAYS = 7;
-/** In characters = Unicode code points (an emoji is one), as both stores count them (SQLite length(), PG char_length()). */
-export const OVERLONG_CHARS = 1_000;
 
 /**
  * quality_score = 100 × (1 − penalty), penalty = 0.35·stale + 0.30·duplicated + 0.20·never retrieved + 0.15·overlong,

@@ -5,7 +5,7 @@ import type { EdgeDeps, EdgeEnv, RouteName } from "./context.js";
 import { errorResponse, serviceError, toServiceError } from "./errors.js";
 import { authenticate, rateLimit, route, workspaceState } from "./guards.js";
 import { jsonBody } from "./json-body.js";
-import { accessLog, InFlight, requestId } from "./request-log.js";
+import { accessLog, InFlight, requestId, webhookSignals } from "./request-log.js";
 import { parseIdempotencyKey, parseRetrieveRequest, parseStoreRequest } from "./validation.js";
 
 export interface EdgeApp {
@@ -19,7 +19,7 @@ export function createApp(deps: EdgeDeps): EdgeApp {
   const inFlight = new InFlight();
   const app = new Hono<EdgeEnv>();
 
-  app.use("*", requestId(deps.newRequestId), accessLog(log, deps.now), inFlight.middleware());
+  app.use("*", requestId(deps.newRequestId), accessLog(log, deps.now), inFlight.middleware(), webhookSignals(service));
 
   const guarded = (name: RouteName) => [route(name), authenticate(service), rateLimit(service), workspaceState(name)] as const;
 

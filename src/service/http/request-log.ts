@@ -1,6 +1,6 @@
 // Request id and access log: the outermost middleware, so every answer (errors and 404s too) carries both.
 import type { MiddlewareHandler } from "hono";
-import type { ServiceLog } from "../types.js";
+import type { MemoryService, ServiceLog } from "../types.js";
 import type { EdgeEnv } from "./context.js";
 import { newRequestId } from "./request-id.js";
 
@@ -32,6 +32,17 @@ export function accessLog(log: ServiceLog, now: () => number = () => performance
     if (code !== undefined) fields.error_code = code;
     if (status >= 500) log.error("request", fields);
     else log.info("request", fields);
+  };
+}
+
+/** Tells the webhook runtime how each request ended: bursts of PII rejections, failed keys and 429s are anomalies. */
+export function webhookSignals(service: MemoryService): MiddlewareHandler<EdgeEnv> {
+  return async (c, next) => {
+    await next();
+    const status = c.res.status;
+    if (!service.webhooks || (status !== 401 && status !== 422 && status !== 429)) return;
+    const bearer = status === 401 ? /^Bearer[ \t]+(\S+)/i.exec(c.req.header("authorization") ?? "")?.[1] : undefined;
+    service.webhooks.requestAnswered({ status, code: c.get("errorCode"), workspaceId: c.get("auth")?.workspace.id ?? null, bearer });
   };
 }
 

@@ -77,6 +77,19 @@ function checkMeta(meta: Record<string, unknown>): void {
   walk(meta, 1);
 }
 
+/**
+ * `__proto__` as a meta key is refused, at any depth: JSON.parse keeps it as a key, but JavaScript objects treat it as
+ * their prototype, so the key would be dropped (or worse) on its way to the store rather than kept.
+ */
+export function checkNoProtoKey(meta: unknown): void {
+  if (meta === null || typeof meta !== "object") return;
+  if (Array.isArray(meta)) return meta.forEach(checkNoProtoKey);
+  if (Object.prototype.hasOwnProperty.call(meta, "__proto__")) {
+    throw invalid("meta", "`meta` holds the key `__proto__`, which JavaScript objects reserve; rename the key.");
+  }
+  Object.values(meta).forEach(checkNoProtoKey);
+}
+
 function invalid(param: string | undefined, message: string): ServiceError {
   return serviceError("invalid_request", message, param === undefined ? {} : { param });
 }
@@ -112,6 +125,7 @@ export function parseStoreRequest(raw: unknown): StoreInput {
   if ("content" in body && !("text" in body)) {
     throw invalid("text", "Unknown field `content`: the memory goes in `text` (a string of 1 to 8,000 characters).");
   }
+  checkNoProtoKey(body.meta);
   const parsed = storeShape.safeParse(body);
   if (!parsed.success) throw firstIssue(parsed.error, body, ["text", "meta"]);
   checkText("text", parsed.data.text);

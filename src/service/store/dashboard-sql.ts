@@ -1,7 +1,7 @@
 // The dashboard's read-only queries (`brain-mcp ui`), written once for both stores: the SQL differs only in
 // placeholders, in how a JSON array of categories is opened, and in the name of the character-count function.
 import { DAY_MS } from "../time.js";
-import type { MemoryFilter, MemoryStats } from "./types.js";
+import type { MemoryFilter, MemoryStats, UsageDay } from "./types.js";
 
 export type Dialect = "sqlite" | "postgres";
 
@@ -126,4 +126,23 @@ export async function readBrowse<R>(
   const s = browseStatements(dialect, workspaceId, filter, page);
   const [count, rows] = await Promise.all([all(s.count), all(s.rows)]);
   return { total: Number(count[0]?.n ?? 0), memories: rows.map(toRecord) };
+}
+
+/** Billable usage events ($1: the workspace) per UTC day; both stores run it as is (SQLite with `?` for `$1`). */
+export const USAGE_PER_DAY_SQL =
+  `SELECT created_at / ${DAY_MS} AS day, ` +
+  "sum(CASE WHEN kind = 'write' THEN 1 ELSE 0 END) AS writes, sum(CASE WHEN kind = 'read' THEN 1 ELSE 0 END) AS reads " +
+  `FROM usage_events WHERE workspace_id = $1 AND kind IN ('write', 'read') GROUP BY created_at / ${DAY_MS} ORDER BY day`;
+
+/** Billable usage events of a workspace ($1) created in [$2, $3); SQLite runs it with `?` for each. */
+export const USAGE_BETWEEN_SQL =
+  "SELECT sum(CASE WHEN kind = 'write' THEN 1 ELSE 0 END) AS writes, sum(CASE WHEN kind = 'read' THEN 1 ELSE 0 END) AS reads " +
+  "FROM usage_events WHERE workspace_id = $1 AND kind IN ('write', 'read') AND created_at >= $2 AND created_at < $3";
+
+export function readUsageBetween(rows: Record<string, unknown>[]): { write: number; read: number } {
+  return { write: Number(rows[0]?.writes ?? 0), read: Number(rows[0]?.reads ?? 0) };
+}
+
+export function readUsagePerDay(rows: Record<string, unknown>[]): UsageDay[] {
+  return rows.map((r) => ({ day: Number(r.day) * DAY_MS, write: Number(r.writes), read: Number(r.reads) }));
 }

@@ -5,28 +5,43 @@
 import type { Pool, PoolClient, PoolConfig, QueryResultRow } from "pg";
 import type { WorkspaceStatus } from "../../contract/wire.js";
 import type { RateDecision, ServiceLog, Workspace } from "../types.js";
-import type {
-  HealthCounts,
-  HealthCountsQuery,
-  IdempotencyRecord,
-  MemoryPatch,
-  MemoryRecord,
-  MemoryStore,
-  NewMemory,
-  NewWorkspace,
-  NewKey,
-  ReadsBatch,
-  UsageKind,
-  VectorRecord,
-  WorkspaceSummary,
-  WorkspaceTx,
+import {
+  FORGOTTEN_EMBEDDER,
+  type ApiKeyRecord,
+  type HealthCounts,
+  type HealthCountsQuery,
+  type IdempotencyRecord,
+  type MemoryPatch,
+  type MemoryRecord,
+  type MemoryStore,
+  type NewMemory,
+  type NewWorkspace,
+  type NewKey,
+  type ReadsBatch,
+  type UsageKind,
+  type VectorRecord,
+  type WorkspaceSummary,
+  type WorkspaceTx,
+  type UsageDay,
 } from "./types.js";
 import { likePrefix, toMemory, toWorkspace, type MemoryRow, type WorkspaceRow } from "./rows.js";
 import { migrate } from "./postgres/schema.js";
+import { boundedPoolConfig, withoutBounds } from "./postgres/pool.js";
+import { MEMORY_ID_ATTEMPTS, newMemoryId } from "./memory-ids.js";
 import { redactingLog } from "./postgres/redacting-log.js";
 import { asStoreError, isStoreUnavailable } from "./postgres/unavailable.js";
-import { readBrowse, readStats, type Statement } from "./dashboard-sql.js";
+import {
+  readBrowse,
+  readStats,
+  readUsageBetween,
+  readUsagePerDay,
+  USAGE_BETWEEN_SQL,
+  USAGE_PER_DAY_SQL,
+  type Statement,
+} from "./dashboard-sql.js";
 import type { MemoryFilter, MemoryStats } from "./types.js";
+import { postgresRunner } from "../webhooks/sql.js";
+import { createWebhookStore } from "../webhooks/store.js";
 
 export interface PostgresStoreOptions {
   /** Connections per process (default 10, or `?pool_max=N` in the URL). */
@@ -60,7 +75,7 @@ export async function openPostgresStore(databaseUrl: string, opts: PostgresStore
         oid === int8 ? (v: string) => Number(v) : pg.types.getTypeParser(oid, format as "text")) as never,
     },
   };
-  const pool = new pg.Pool(config);
+  const pool = new pg.Pool(boundedPoolConfig(config));
   const log = opts.log && redactingLog(opts.log, databaseUrl);
   // An idle connection cut by a database restart must not crash the process; the pool replaces it.
   pool.on("error", (err) => log?.warn("postgres connection lost", failure(err)));
@@ -124,11 +139,20 @@ interface Queryable {
 /** The statements shared by the locked transaction and the unlocked reads. */
 async function vectorsSince(db: Queryable, workspaceId: number, sinceRev: number, limit?: number): Promise<VectorRecord[]> {
   const page = limit === undefined ? "" : " LIMIT $3";
-  const { rows } = await db.query<{ id: number; rev: number; embedder_id: string; vector: Buffer }>(
-    `SELECT id, rev, embedder_id, vector FROM memories WHERE workspace_id = $1 AND rev > $2 ORDER BY rev${page}`,
+  // Forgotten memories come as tombstones: a row without a vector (./types.ts).
+  const { rows } = await db.query<{ id: number; rev: number; embedder_id: string; vector: Buffer | null }>(
+    `SELECT id, rev, embedder_id, vector FROM memories WHERE workspace_id = $1 AND rev > $2
+     UNION ALL
+     SELECT memory_id, rev, '${FORGOTTEN_EMBEDDER}', NULL::bytea FROM memory_tombstones WHERE workspace_id = $1 AND rev > $2
+     ORDER BY rev${page}`,
     limit === undefined ? [workspaceId, sinceRev] : [workspaceId, sinceRev, limit],
   );
-  return rows.map((r) => ({ id: r.id, rev: r.rev, embedder_id: r.embedder_id, vector: vectorFrom(r.vector) }));
+  return rows.map((r) => ({
+    id: r.id,
+    rev: r.rev,
+    embedder_id: r.embedder_id,
+    vector: r.vector === null ? new Float32Array(0) : vectorFrom(r.vector),
+  }));
 }
 
 async function getIdempotency(
@@ -177,7 +201,8 @@ async function recordUsage(db: Queryable, workspaceId: number, kind: UsageKind, 
  * workspace id. Under the workspace lock, max + 1 is strictly increasing and committed in order (./types.ts).
  */
 const nextRev = (workspaceParam: string) =>
-  `(SELECT COALESCE(MAX(rev), 0) + 1 FROM memories WHERE workspace_id = ${workspaceParam})`;
+  `(SELECT GREATEST((SELECT COALESCE(MAX(rev), 0) FROM memories WHERE workspace_id = ${workspaceParam}), ` +
+  `(SELECT COALESCE(MAX(rev), 0) FROM memory_tombstones WHERE workspace_id = ${workspaceParam})) + 1)`;
 
 class PostgresWorkspaceTx implements WorkspaceTx {
   constructor(
@@ -198,25 +223,32 @@ class PostgresWorkspaceTx implements WorkspaceTx {
   }
 
   async insertMemory(m: NewMemory): Promise<MemoryRecord> {
-    const { rows } = await this.client.query<MemoryRow>(
-      `INSERT INTO memories (workspace_id, text, meta, vector, embedder_id, importance, temporal_type, valid_until,
-                             categories, created_at, updated_at, last_accessed_at, access_count, rev)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10, NULL, 0, ${nextRev("$1")})
-       RETURNING ${MEMORY_COLUMNS}`,
-      [
-        this.workspaceId,
-        m.text,
-        JSON.stringify(m.meta),
-        vectorBytes(m.vector),
-        m.embedder_id,
-        m.importance,
-        m.temporal_type,
-        m.valid_until,
-        JSON.stringify(m.categories),
-        m.created_at,
-      ],
-    );
-    return toMemory(rows[0]!);
+    for (let attempt = 1; ; attempt++) {
+      // ON CONFLICT rather than an error: a failed statement would abort the whole transaction.
+      const { rows } = await this.client.query<MemoryRow>(
+        `INSERT INTO memories (id, workspace_id, text, meta, vector, embedder_id, importance, temporal_type, valid_until,
+                               categories, created_at, updated_at, last_accessed_at, access_count, rev)
+         OVERRIDING SYSTEM VALUE
+         VALUES ($11, $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10, NULL, 0, ${nextRev("$1")})
+         ON CONFLICT (id) DO NOTHING
+         RETURNING ${MEMORY_COLUMNS}`,
+        [
+          this.workspaceId,
+          m.text,
+          JSON.stringify(m.meta),
+          vectorBytes(m.vector),
+          m.embedder_id,
+          m.importance,
+          m.temporal_type,
+          m.valid_until,
+          JSON.stringify(m.categories),
+          m.created_at,
+          newMemoryId(),
+        ],
+      );
+      if (rows[0]) return toMemory(rows[0]);
+      if (attempt === MEMORY_ID_ATTEMPTS) throw new Error("no free memory id after several attempts");
+    }
   }
 
   async updateMemory(id: number, patch: MemoryPatch, nowMs: number): Promise<MemoryRecord | null> {
@@ -276,7 +308,9 @@ export class PostgresStore implements MemoryStore {
   constructor(
     private readonly pool: Pool,
     private readonly log?: ServiceLog,
-  ) {}
+  ) {
+    this.webhooks = createWebhookStore(postgresRunner(pool));
+  }
 
   /** Applies pending migrations on a dedicated connection (several processes may start at once). */
   async migrate(): Promise<number[]> {
@@ -284,7 +318,7 @@ export class PostgresStore implements MemoryStore {
     const onError = () => {};
     client.on("error", onError);
     try {
-      const applied = await migrate(client);
+      const applied = await withoutBounds(client, () => migrate(client));
       if (applied.length > 0) this.log?.info("postgres schema migrated", { versions: applied });
       return applied;
     } finally {
@@ -320,6 +354,8 @@ export class PostgresStore implements MemoryStore {
   }
 
   private readonly db: Queryable = { query: (sql, params) => this.q(sql, params) };
+
+  readonly webhooks;
 
   // Workspaces
 
@@ -383,6 +419,26 @@ export class PostgresStore implements MemoryStore {
   async revokeKey(keyId: number, nowMs: number): Promise<boolean> {
     const { rowCount } = await this.q("UPDATE api_keys SET revoked_at = $2 WHERE id = $1 AND revoked_at IS NULL", [keyId, nowMs]);
     return (rowCount ?? 0) > 0;
+  }
+
+  async getKey(keyId: number): Promise<{ workspaceId: number; revokedAt: number | null } | null> {
+    const { rows } = await this.q<{ workspace_id: number; revoked_at: number | null }>(
+      "SELECT workspace_id, revoked_at FROM api_keys WHERE id = $1",
+      [keyId],
+    );
+    return rows[0] ? { workspaceId: rows[0].workspace_id, revokedAt: rows[0].revoked_at } : null;
+  }
+
+  async listKeys(workspaceId: number): Promise<ApiKeyRecord[]> {
+    const { rows } = await this.q<ApiKeyRecord>(
+      "SELECT id, prefix, created_at, last_used_at, revoked_at FROM api_keys WHERE workspace_id = $1 ORDER BY created_at, id",
+      [workspaceId],
+    );
+    return rows;
+  }
+
+  async markKeyUsed(keyId: number, nowMs: number, notBeforeMs: number): Promise<void> {
+    await this.q("UPDATE api_keys SET last_used_at = $2 WHERE id = $1 AND coalesce(last_used_at, 0) < $3", [keyId, nowMs, notBeforeMs]);
   }
 
   // Memories
@@ -510,6 +566,35 @@ export class PostgresStore implements MemoryStore {
     return rows.map(toMemory);
   }
 
+  deleteMemories(workspaceId: number, ids: readonly number[]): Promise<number[]> {
+    return this.transaction(async (client) => {
+      await client.query(WORKSPACE_LOCK_SQL, [workspaceId]);
+      const nowMs = Date.now();
+      // One rev per forgotten memory, above every rev handed out so far (computed before the rows go), in id order.
+      const { rows } = await client.query<{ id: number }>(
+        `WITH gone AS (
+           DELETE FROM memories WHERE workspace_id = $1 AND id = ANY($2::bigint[]) RETURNING id
+         ), numbered AS (
+           SELECT id, ${nextRev("$1")} - 1 + row_number() OVER (ORDER BY id) AS rev FROM gone
+         ), tombstones AS (
+           INSERT INTO memory_tombstones (workspace_id, rev, memory_id, deleted_at) SELECT $1, rev, id, $3 FROM numbered
+         ), usage AS (
+           INSERT INTO usage_events (workspace_id, kind, memory_id, created_at) SELECT $1, 'delete', id, $3 FROM gone
+         )
+         SELECT id FROM gone ORDER BY id`,
+        [workspaceId, [...new Set(ids)], nowMs],
+      );
+      const deleted = rows.map((r) => Number(r.id));
+      if (deleted.length > 0) {
+        await client.query(
+          "DELETE FROM idempotency_keys WHERE workspace_id = $1 AND (response::json->>'memory_id')::bigint = ANY($2::bigint[])",
+          [workspaceId, deleted],
+        );
+      }
+      return deleted;
+    });
+  }
+
   writeInWorkspace<T>(workspaceId: number, fn: (tx: WorkspaceTx) => Promise<T>): Promise<T> {
     return this.transaction(async (client) => {
       await client.query(WORKSPACE_LOCK_SQL, [workspaceId]);
@@ -561,8 +646,16 @@ export class PostgresStore implements MemoryStore {
       [workspaceId],
     );
     const counts = { write: 0, read: 0 };
-    for (const r of rows) counts[r.kind] = r.n;
+    for (const r of rows) if (r.kind === "write" || r.kind === "read") counts[r.kind] = r.n;
     return counts;
+  }
+
+  async usagePerDay(workspaceId: number): Promise<UsageDay[]> {
+    return readUsagePerDay((await this.q<Record<string, unknown>>(USAGE_PER_DAY_SQL, [workspaceId])).rows);
+  }
+
+  async usageBetween(workspaceId: number, fromMs: number, toMs: number): Promise<{ write: number; read: number }> {
+    return readUsageBetween((await this.q<Record<string, unknown>>(USAGE_BETWEEN_SQL, [workspaceId, fromMs, toMs])).rows);
   }
 
   // Rate limit

@@ -7,22 +7,37 @@ import { closeSync, mkdirSync, openSync } from "node:fs";
 import { dirname } from "node:path";
 import type BetterSqlite3 from "better-sqlite3";
 import { ServiceError, type RateDecision, type Workspace } from "../types.js";
-import type {
-  HealthCounts,
-  IdempotencyRecord,
-  MemoryPatch,
-  MemoryRecord,
-  MemoryStore,
-  NewMemory,
-  NewKey,
-  ReadsBatch,
-  UsageKind,
-  VectorRecord,
-  WorkspaceTx,
+import {
+  FORGOTTEN_EMBEDDER,
+  type ApiKeyRecord,
+  type HealthCounts,
+  type IdempotencyRecord,
+  type MemoryPatch,
+  type MemoryRecord,
+  type MemoryStore,
+  type NewMemory,
+  type NewKey,
+  type ReadsBatch,
+  type UsageKind,
+  type VectorRecord,
+  type WorkspaceTx,
 } from "./types.js";
 import { likePrefix, toMemory, toWorkspace, type MemoryRow, type WorkspaceRow } from "./rows.js";
 import { createTokenBuckets } from "./token-bucket.js";
-import { readBrowse, readStats, type Statement } from "./dashboard-sql.js";
+import { SQLITE_WEBHOOKS_MIGRATION } from "../webhooks/schema.js";
+import { sqliteRunner } from "../webhooks/sql.js";
+import { createWebhookStore } from "../webhooks/store.js";
+import {
+  readBrowse,
+  readStats,
+  readUsageBetween,
+  readUsagePerDay,
+  USAGE_BETWEEN_SQL,
+  USAGE_PER_DAY_SQL,
+  type Statement,
+} from "./dashboard-sql.js";
+import { guardStoreFile } from "./sqlite-file.js";
+import { MEMORY_ID_ATTEMPTS, newMemoryId } from "./memory-ids.js";
 
 type Db = BetterSqlite3.Database;
 
@@ -155,6 +170,34 @@ const INTEGER_IDS = `
 `;
 
 /**
+ * A forgotten memory leaves only its id and the rev of its forgetting (never its text): readers apply it like any
+ * other change, and revs stay strictly increasing after the highest-rev memory is forgotten. usage_events is rebuilt
+ * because SQLite cannot widen a CHECK constraint in place.
+ */
+const FORGETTING_AND_KEY_USE = `
+  CREATE TABLE memory_tombstones (
+    workspace_id INTEGER NOT NULL REFERENCES workspaces(id),
+    rev INTEGER NOT NULL,
+    memory_id INTEGER NOT NULL,
+    deleted_at INTEGER NOT NULL,
+    PRIMARY KEY (workspace_id, rev)
+  ) WITHOUT ROWID;
+  ALTER TABLE api_keys ADD COLUMN last_used_at INTEGER;
+  CREATE TABLE usage_events_v3 (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    workspace_id INTEGER NOT NULL REFERENCES workspaces(id),
+    kind TEXT NOT NULL CHECK (kind IN ('write','read','delete')),
+    memory_id INTEGER,
+    created_at INTEGER NOT NULL
+  );
+  INSERT INTO usage_events_v3 (id, workspace_id, kind, memory_id, created_at)
+    SELECT id, workspace_id, kind, memory_id, created_at FROM usage_events;
+  DROP TABLE usage_events;
+  ALTER TABLE usage_events_v3 RENAME TO usage_events;
+  CREATE INDEX usage_events_workspace ON usage_events(workspace_id, kind, created_at);
+`;
+
+/**
  * Schema versions, applied in order; `PRAGMA user_version` records how many ran. Append new versions; never edit
  * an applied one (a fresh file runs them all, so it ends exactly like a migrated one).
  */
@@ -220,11 +263,27 @@ const MIGRATIONS: string[] = [
   `,
   // 2: integer ids assigned by the store.
   INTEGER_IDS,
+  // 3: webhook endpoints, the event outbox, deliveries, and the triggers that write lifecycle events.
+  SQLITE_WEBHOOKS_MIGRATION,
+  // 4: forgetting (a tombstone per forgotten memory, so every process's vector cache drops it; "delete" usage events)
+  // and keys' last use.
+  FORGETTING_AND_KEY_USE,
+  // 5: expiring idempotency keys by age without scanning all of the workspace's keys on every store (as PostgreSQL's).
+  "CREATE INDEX idempotency_age ON idempotency(workspace_id, created_at);",
 ];
+
+/** The schema version a current store is at (PRAGMA user_version after migrating). */
+export const SQLITE_SCHEMA_VERSION = MIGRATIONS.length;
 
 const MEMORY_COLUMNS =
   "id, workspace_id, text, meta, embedder_id, importance, temporal_type, valid_until, categories, created_at, " +
   "updated_at, last_accessed_at, access_count, rev";
+
+/** A workspace's vectors (@ws) with rev > @since, and its tombstones as rows without a vector (./types.ts). */
+const VECTORS_AND_TOMBSTONES =
+  "SELECT m.id, m.rev, m.embedder_id, v.vector FROM memories m JOIN memory_vectors v ON v.memory_id = m.id " +
+  "WHERE m.workspace_id = @ws AND m.rev > @since " +
+  `UNION ALL SELECT memory_id, rev, '${FORGOTTEN_EMBEDDER}', NULL FROM memory_tombstones WHERE workspace_id = @ws AND rev > @since`;
 
 /** A time-bound memory past its end, for health (`@nowMs`). */
 const EXPIRED = "temporal_type = 'time_bound' AND valid_until IS NOT NULL AND valid_until < @nowMs";
@@ -297,6 +356,7 @@ export function openSqliteStore(path: string): MemoryStore {
     closeSync(openSync(path, "a", 0o600));
   }
   const db: Db = new Database(path, { timeout: BUSY_TIMEOUT_MS });
+  const file = guardStoreFile(path);
   db.pragma("journal_mode = WAL");
   db.pragma("synchronous = NORMAL");
   db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
@@ -330,14 +390,9 @@ export function openSqliteStore(path: string): MemoryStore {
         "WHERE k.key_hash = ? AND k.revoked_at IS NULL",
     ),
     revokeKey: db.prepare("UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL"),
-    vectorsSince: db.prepare(
-      "SELECT m.id, m.rev, m.embedder_id, v.vector FROM memories m JOIN memory_vectors v ON v.memory_id = m.id " +
-        "WHERE m.workspace_id = ? AND m.rev > ? ORDER BY m.rev",
-    ).raw(), // rows as arrays: building the index reads every vector of a workspace
-    vectorsSincePage: db.prepare(
-      "SELECT m.id, m.rev, m.embedder_id, v.vector FROM memories m JOIN memory_vectors v ON v.memory_id = m.id " +
-        "WHERE m.workspace_id = ? AND m.rev > ? ORDER BY m.rev LIMIT ?",
-    ).raw(),
+    getKey: db.prepare("SELECT workspace_id, revoked_at FROM api_keys WHERE id = ?"),
+    vectorsSince: db.prepare(`${VECTORS_AND_TOMBSTONES} ORDER BY rev`).raw(), // rows as arrays: an index build reads every vector
+    vectorsSincePage: db.prepare(`${VECTORS_AND_TOMBSTONES} ORDER BY rev LIMIT @limit`).raw(),
     recentWorkspaces: db.prepare("SELECT workspace_id FROM memories GROUP BY workspace_id ORDER BY max(updated_at) DESC LIMIT ?").pluck(),
     insertVector: db.prepare("INSERT INTO memory_vectors (memory_id, vector) VALUES (?, ?)"),
     updateVector: db.prepare("UPDATE memory_vectors SET vector = ? WHERE memory_id = ?"),
@@ -354,10 +409,26 @@ export function openSqliteStore(path: string): MemoryStore {
               count(*) FILTER (WHERE embedder_id <> @embedderId) AS otherModel
          FROM memories WHERE workspace_id = @workspaceId`,
     ),
-    maxRev: db.prepare("SELECT coalesce(max(rev), 0) AS rev FROM memories WHERE workspace_id = ?"),
+    // Forgotten memories' revs count too: a rev is never handed out twice, even after the newest memory is forgotten.
+    maxRev: db.prepare(
+      "SELECT max(coalesce((SELECT max(rev) FROM memories WHERE workspace_id = @ws), 0), " +
+        "coalesce((SELECT max(rev) FROM memory_tombstones WHERE workspace_id = @ws), 0)) AS rev",
+    ),
+    deleteVector: db.prepare("DELETE FROM memory_vectors WHERE memory_id = ?"),
+    deleteMemory: db.prepare("DELETE FROM memories WHERE id = ? AND +workspace_id = ?"),
+    insertTombstone: db.prepare("INSERT INTO memory_tombstones (workspace_id, rev, memory_id, deleted_at) VALUES (?, ?, ?, ?)"),
+    forgetIdempotency: db.prepare(
+      "DELETE FROM idempotency WHERE workspace_id = ? AND json_extract(response, '$.memory_id') IN (SELECT value FROM json_each(?))",
+    ),
+    listKeys: db.prepare(
+      "SELECT id, prefix, created_at, last_used_at, revoked_at FROM api_keys WHERE workspace_id = ? ORDER BY created_at, id",
+    ),
+    markKeyUsed: db.prepare("UPDATE api_keys SET last_used_at = ? WHERE id = ? AND coalesce(last_used_at, 0) < ?"),
+    usagePerDay: db.prepare(USAGE_PER_DAY_SQL.replace("$1", "?")),
+    usageBetween: db.prepare(USAGE_BETWEEN_SQL.replace(/\$\d/g, "?")),
     insertMemory: db.prepare(
-      "INSERT INTO memories (workspace_id, text, meta, embedder_id, importance, temporal_type, valid_until, " +
-        "categories, created_at, updated_at, last_accessed_at, access_count, rev) VALUES (@workspace_id, @text, " +
+      "INSERT INTO memories (id, workspace_id, text, meta, embedder_id, importance, temporal_type, valid_until, " +
+        "categories, created_at, updated_at, last_accessed_at, access_count, rev) VALUES (@id, @workspace_id, @text, " +
         "@meta, @embedder_id, @importance, @temporal_type, @valid_until, @categories, @created_at, @created_at, " +
         "NULL, 0, @rev)",
     ),
@@ -376,7 +447,9 @@ export function openSqliteStore(path: string): MemoryStore {
     ),
     expireIdempotency: db.prepare("DELETE FROM idempotency WHERE workspace_id = ? AND created_at < ?"),
     recordUsage: db.prepare("INSERT INTO usage_events (workspace_id, kind, memory_id, created_at) VALUES (?, ?, ?, ?)"),
-    usageCounts: db.prepare("SELECT kind, count(*) AS n FROM usage_events WHERE workspace_id = ? GROUP BY kind"),
+    usageCounts: db.prepare(
+      "SELECT kind, count(*) AS n FROM usage_events WHERE workspace_id = ? AND kind IN ('write', 'read') GROUP BY kind",
+    ),
     probe: db.prepare("INSERT INTO probe (id, at) VALUES (1, ?) ON CONFLICT(id) DO UPDATE SET at = excluded.at"),
     readProbe: db.prepare("SELECT at FROM probe WHERE id = 1"),
     // Id lists travel as one JSON array parameter, so each statement is prepared once. `+workspace_id` keeps the
@@ -406,6 +479,22 @@ export function openSqliteStore(path: string): MemoryStore {
     q.recordUsage.run(workspaceId, "read", null, nowMs);
   });
 
+  const forget = db.transaction((workspaceId: number, ids: readonly number[], nowMs: number) => {
+    const deleted: number[] = [];
+    for (const id of new Set(ids)) {
+      if (!getMemory(workspaceId, id)) continue;
+      // The rev is taken before the row goes: the forgotten memory may hold the workspace's highest rev.
+      const rev = (q.maxRev.get({ ws: workspaceId }) as { rev: number }).rev + 1;
+      q.deleteVector.run(id);
+      q.deleteMemory.run(id, workspaceId);
+      q.insertTombstone.run(workspaceId, rev, id, nowMs);
+      q.recordUsage.run(workspaceId, "delete", id, nowMs);
+      deleted.push(id);
+    }
+    if (deleted.length > 0) q.forgetIdempotency.run(workspaceId, JSON.stringify(deleted));
+    return deleted;
+  });
+
   // The dashboard's statements vary with its filters; they are few and a person waits on each, so prepared per call.
   const readAll = async ({ sql, params }: Statement) => db.prepare(sql).all(...params) as Record<string, unknown>[];
 
@@ -415,9 +504,17 @@ export function openSqliteStore(path: string): MemoryStore {
   let closed = false;
 
   function readVectors(workspaceId: number, sinceRev: number, limit?: number): VectorRecord[] {
-    const found = limit === undefined ? q.vectorsSince.all(workspaceId, sinceRev) : q.vectorsSincePage.all(workspaceId, sinceRev, limit);
-    const rows = found as [id: number, rev: number, embedder_id: string, vector: Buffer][];
-    return rows.map(([id, rev, embedder_id, vector]) => ({ id, rev, embedder_id, vector: bytesToVector(vector) }));
+    const found =
+      limit === undefined
+        ? q.vectorsSince.all({ ws: workspaceId, since: sinceRev })
+        : q.vectorsSincePage.all({ ws: workspaceId, since: sinceRev, limit });
+    const rows = found as [id: number, rev: number, embedder_id: string, vector: Buffer | null][];
+    return rows.map(([id, rev, embedder_id, vector]) => ({
+      id,
+      rev,
+      embedder_id,
+      vector: vector === null ? new Float32Array(0) : bytesToVector(vector),
+    }));
   }
 
   function getMemory(workspaceId: number, id: number): MemoryRecord | null {
@@ -439,9 +536,20 @@ export function openSqliteStore(path: string): MemoryStore {
       getMemory: async (id) => getMemory(workspaceId, id),
       async insertMemory(m: NewMemory) {
         if (m.workspace_id !== workspaceId) throw new Error("insertMemory: workspace mismatch");
-        const rev = (q.maxRev.get(workspaceId) as { rev: number }).rev + 1;
+        const rev = (q.maxRev.get({ ws: workspaceId }) as { rev: number }).rev + 1;
         const { vector, ...row } = m;
-        const id = rowId(q.insertMemory.run({ ...row, meta: JSON.stringify(m.meta), categories: JSON.stringify(m.categories), rev }));
+        const values = { ...row, meta: JSON.stringify(m.meta), categories: JSON.stringify(m.categories), rev };
+        let id = 0;
+        for (let attempt = 1; id === 0; attempt++) {
+          const candidate = newMemoryId();
+          try {
+            q.insertMemory.run({ ...values, id: candidate });
+            id = candidate;
+          } catch (err) {
+            // the id is taken: draw another (SQLite undoes only the failed statement)
+            if ((err as { code?: string }).code !== "SQLITE_CONSTRAINT_PRIMARYKEY" || attempt === MEMORY_ID_ATTEMPTS) throw err;
+          }
+        }
         q.insertVector.run(id, vectorToBytes(vector));
         return getMemory(workspaceId, id)!;
       },
@@ -454,7 +562,7 @@ export function openSqliteStore(path: string): MemoryStore {
           sets.push(`${field} = @${field}`);
           values[field] = field === "meta" || field === "categories" ? JSON.stringify(value) : value;
         }
-        const rev = (q.maxRev.get(workspaceId) as { rev: number }).rev + 1;
+        const rev = (q.maxRev.get({ ws: workspaceId }) as { rev: number }).rev + 1;
         values.rev = rev;
         sets.push("updated_at = @updated_at", "rev = @rev");
         // Only known columns reach here (MemoryPatch's keys), so the dynamic SET list is safe.
@@ -543,6 +651,18 @@ export function openSqliteStore(path: string): MemoryStore {
     async revokeKey(keyId, nowMs) {
       return q.revokeKey.run(nowMs, keyId).changes > 0;
     },
+    async getKey(keyId) {
+      const row = q.getKey.get(keyId) as { workspace_id: number; revoked_at: number | null } | undefined;
+      return row ? { workspaceId: row.workspace_id, revokedAt: row.revoked_at } : null;
+    },
+    async listKeys(workspaceId) {
+      return q.listKeys.all(workspaceId) as ApiKeyRecord[];
+    },
+    async markKeyUsed(keyId, nowMs, notBeforeMs) {
+      await serialize(async () => {
+        q.markKeyUsed.run(nowMs, keyId, notBeforeMs);
+      });
+    },
 
     vectorsSince: async (workspaceId, sinceRev, limit) => readVectors(workspaceId, sinceRev, limit),
     recentWorkspaces: async (limit) => q.recentWorkspaces.all(limit) as number[],
@@ -582,6 +702,17 @@ export function openSqliteStore(path: string): MemoryStore {
       return rows.map(toMemory);
     },
 
+    deleteMemories(workspaceId, ids) {
+      return serialize(async () => {
+        if (closed) throw new ServiceError("store_unavailable", "The store is closed.");
+        try {
+          return forget.immediate(workspaceId, ids, Date.now());
+        } catch (err) {
+          throw asBusyError(err);
+        }
+      });
+    },
+
     writeInWorkspace(workspaceId, fn) {
       return serialize(() => runWrite(workspaceId, fn));
     },
@@ -598,12 +729,18 @@ export function openSqliteStore(path: string): MemoryStore {
       for (const row of q.usageCounts.all(workspaceId) as { kind: UsageKind; n: number }[]) counts[row.kind] = row.n;
       return counts;
     },
+    usagePerDay: async (workspaceId) => readUsagePerDay(q.usagePerDay.all(workspaceId) as Record<string, unknown>[]),
+    usageBetween: async (workspaceId, fromMs, toMs) =>
+      readUsageBetween(q.usageBetween.all(workspaceId, fromMs, toMs) as Record<string, unknown>[]),
 
     async takeRateToken(keyId, rps, burst, nowMs): Promise<RateDecision> {
       return buckets.take(keyId, rps, burst, nowMs);
     },
 
+    webhooks: createWebhookStore(sqliteRunner(db, serialize)),
+
     async ping() {
+      if (!file.attached()) return false;
       try {
         await serialize(async () => {
           q.probe.run(Date.now());
@@ -623,7 +760,11 @@ export function openSqliteStore(path: string): MemoryStore {
 
   /** Runs one write at a time on this connection (other processes are serialized by SQLite itself). */
   function serialize<T>(fn: () => Promise<T>): Promise<T> {
-    const run = writeQueue.then(fn, fn);
+    const write = () => {
+      file.requireAttached(); // a write to a deleted file would be acknowledged and lost
+      return fn();
+    };
+    const run = writeQueue.then(write, write);
     writeQueue = run.catch(() => undefined);
     return run;
   }

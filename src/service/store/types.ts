@@ -16,6 +16,7 @@
 //   AUTOINCREMENT, PostgreSQL identity columns); stores written by 0.1.0 (text ids) are migrated on open.
 import type { TemporalType, WorkspaceStatus } from "../../contract/wire.js";
 import type { RateDecision, Workspace } from "../types.js";
+import type { WebhookStore } from "../webhooks/store.js";
 
 /** A memory as the store keeps it, without its vector. */
 export interface MemoryRecord {
@@ -36,13 +37,18 @@ export interface MemoryRecord {
   rev: number;
 }
 
-/** What the vector index caches per memory. */
+/**
+ * What the vector index caches per memory. A forgotten memory comes as a tombstone: FORGOTTEN_EMBEDDER and an empty
+ * vector, which the index applies by dropping the memory (it drops any row it cannot compare).
+ */
 export interface VectorRecord {
   id: number;
   rev: number;
   embedder_id: string;
   vector: Float32Array;
 }
+
+export const FORGOTTEN_EMBEDDER = "";
 
 /** A memory to insert; the store assigns `id`, `rev`, `updated_at = created_at`, `access_count = 0`. */
 export type NewMemory = Omit<MemoryRecord, "id" | "rev" | "updated_at" | "last_accessed_at" | "access_count"> & { vector: Float32Array };
@@ -70,6 +76,24 @@ export interface NewKey {
   /** The key's first 11 characters (public). */
   prefix: string;
   created_at: number;
+}
+
+/** A key as the workspace's settings list it: never its hash. */
+export interface ApiKeyRecord {
+  id: number;
+  /** The key's first 11 characters (public). */
+  prefix: string;
+  created_at: number;
+  /** Recorded at most once per KEY_USE_RESOLUTION_MS per key and process; null when never used. */
+  last_used_at: number | null;
+  revoked_at: number | null;
+}
+
+/** One UTC day's billable usage events (days as ms since the epoch). */
+export interface UsageDay {
+  day: number;
+  write: number;
+  read: number;
 }
 
 export interface IdempotencyRecord {
@@ -203,6 +227,12 @@ export interface MemoryStore {
   findKeyByHash(keyHash: string): Promise<{ keyId: number; prefix: string; keyHash: string; workspace: Workspace } | null>;
   /** Sets revoked_at; true when a live key was revoked. */
   revokeKey(keyId: number, nowMs: number): Promise<boolean>;
+  /** The key with this id, live or revoked (revokedAt null when live), or null when there is none. */
+  getKey(keyId: number): Promise<{ workspaceId: number; revokedAt: number | null } | null>;
+  /** The workspace's keys, revoked ones included, oldest first. */
+  listKeys(workspaceId: number): Promise<ApiKeyRecord[]>;
+  /** Sets last_used_at = nowMs unless it is already at or after `notBeforeMs` (one cheap indexed update). */
+  markKeyUsed(keyId: number, nowMs: number, notBeforeMs: number): Promise<void>;
 
   // Memories (reads outside the write lock)
   /** Same as WorkspaceTx.vectorsSince, outside any lock (sees committed rows); at most `limit` rows when given. */
@@ -240,6 +270,14 @@ export interface MemoryStore {
   memoriesNotEmbeddedBy(embedderId: string, limit: number, workspaceId?: number, fromPrefix?: string): Promise<MemoryRecord[]>;
 
   /**
+   * Forgets these memories of the workspace, under its write lock in one transaction: the row, its vector, the
+   * idempotent answers naming it, and a tombstone (id and rev only) that every process's vector cache applies through
+   * vectorsSince; records one "delete" usage event per memory (no text). Returns the ids actually deleted (unknown
+   * ids and other workspaces' memories are skipped).
+   */
+  deleteMemories(workspaceId: number, ids: readonly number[]): Promise<number[]>;
+
+  /**
    * Runs `fn` in one transaction holding the workspace's write lock: SQLite `BEGIN IMMEDIATE` (which serializes
    * every writer on the file, across processes), PostgreSQL `pg_advisory_xact_lock` keyed by the workspace.
    * Commits when `fn` resolves, rolls back when it throws. `fn` must await only `tx` operations (no model or
@@ -254,9 +292,16 @@ export interface MemoryStore {
   /** Records one event outside any write lock (reads). */
   recordUsage(workspaceId: number, kind: UsageKind, memoryId: number | null, nowMs: number): Promise<void>;
   usageCounts(workspaceId: number): Promise<{ write: number; read: number }>;
+  /** Billable events (writes and reads) per UTC day, oldest first; days without any are left out. */
+  usagePerDay(workspaceId: number): Promise<UsageDay[]>;
+  /** Billable events created in [fromMs, toMs). */
+  usageBetween(workspaceId: number, fromMs: number, toMs: number): Promise<{ write: number; read: number }>;
 
   // Rate limit: a token bucket per key (in-process on SQLite, shared across processes on PostgreSQL)
   takeRateToken(keyId: number, rps: number, burst: number, nowMs: number): Promise<RateDecision>;
+
+  /** Webhook endpoints, the event outbox and deliveries (../webhooks/store.ts), on this store's connection. */
+  readonly webhooks: WebhookStore;
 
   /** Reads and writes a probe row; false (never throws) when the store cannot. */
   ping(): Promise<boolean>;

@@ -17,8 +17,8 @@ const HYBRID_DIMENSIONS_LEXICAL = 512;
 
 /**
  * Dedup thresholds, calibrated per embedder on test/eval/sets/dedup.json (dev half; test/eval/calibrate.js): the
- * highest cosine that still merges 90% of the dev duplicates. They assume the dedup stage also asks
- * `distinctFacts`: a single cosine cannot tell "prod runs X" from "staging runs X".
+ * highest cosine that still merges 90% of the dev duplicates. They assume the dedup stage's rules
+ * (src/service/pipeline/same-fact.ts) also decide: a single cosine cannot tell "prod runs X" from "staging runs X".
  */
 export const DEDUP_THRESHOLDS = { semantic: 0.79, lexical: 0.32, hybrid: 0.73 } as const;
 

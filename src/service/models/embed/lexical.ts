@@ -144,8 +144,22 @@ const QUALIFIERS: Record<string, string> = Object.fromEntries(
 );
 
 /**
+ * Words that name when something happens: days of the week, parts of the day and days relative to now. They count
+ * wherever they stand and however they are written ("Fridays" = "friday"), so "tea in the afternoon" and "coffee in
+ * the morning" are two facts. Months are capitalized and read as names; "may" alone is too often the verb.
+ */
+const DATE_TERMS: Record<string, string> = Object.fromEntries(
+  [
+    ["monday"], ["tuesday"], ["wednesday"], ["thursday"], ["friday"], ["saturday"], ["sunday"], ["weekday"], ["weekend"],
+    ["morning"], ["noon", "midday lunchtime"], ["afternoon"], ["evening"], ["night", "overnight"], ["midnight"],
+    ["today"], ["tonight"], ["tomorrow"], ["yesterday"],
+  ].flatMap(([key, synonyms]) => [key!, ...(synonyms?.split(" ") ?? [])].map((w) => [w, "d:" + key!])),
+);
+
+/**
  * The facts that tell two similar sentences apart: numbers (digits, number words and ordinals read alike),
- * capitalized names, qualifiers (environment, platform, relation) and negation. Lower-cased, plural "s" dropped, so "Fridays" meets "Friday".
+ * capitalized names, dates and times of day, qualifiers (environment, platform, relation) and negation. Lower-cased,
+ * plural "s" dropped, so "Fridays" meets "Friday".
  */
 export function keyTerms(text: string): Map<string, number> {
   const out = new Map<string, number>();
@@ -163,6 +177,11 @@ export function keyTerms(text: string): Map<string, number> {
       continue;
     }
     const bare = lower.replace(/'s$/, "");
+    const date = DATE_TERMS[bare] ?? DATE_TERMS[bare.replace(/(?<=\w{3})s$/, "")];
+    if (date !== undefined) {
+      add(date);
+      continue;
+    }
     const qualifier = QUALIFIERS[bare] ?? QUALIFIERS[bare.replace(/(?<=\w{3})s$/, "")];
     if (qualifier !== undefined) {
       add("q:" + qualifier);

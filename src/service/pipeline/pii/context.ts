@@ -35,7 +35,7 @@ export function namesOtherNumber(lead: string): boolean {
 }
 
 /** A phone number's lead-in: a phone word or an international prefix just before the digits. */
-export const PHONE_LEAD = /(?:\b(?:phone|tel|telephone|mobile|cell|call|text|sms|whatsapp|fax|tel[eé]fono|m[oó]vil|handy|portable|numéro)\b[^0-9\n]{0,20}|\+\d{1,3}[ .-]?|\(\d{1,4}\)[ .-]?)$/;
+export const PHONE_LEAD = /(?:\b(?:phone|tel|telephone|mobile|cell|call|ring|text|sms|whatsapp|fax|tel[eé]fono|m[oó]vil|handy|portable|numéro)\b[^0-9\n]{0,20}|\+\d{1,3}[ .-]?|\(\d{1,4}\)[ .-]?)$/;
 
 /** Shannon entropy in bits per character. */
 export function shannonEntropy(value: string): number {

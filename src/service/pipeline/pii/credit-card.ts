@@ -3,10 +3,12 @@ import { luhnValid } from "./checksums.js";
 import { after, before, namesOtherNumber } from "./context.js";
 import { maskIbans } from "./iban.js";
 
-// Digits, spaces and hyphens at least 13 long, then split into runs with single separators; what touches a run
-// is checked in code rather than by lookarounds, so long inputs cannot make the regex backtrack.
-const DIGIT_RUN = /\d[\d -]{11,}\d/g;
-const SINGLE_SEPARATED = /\d+(?:[ -]\d+)*/g;
+// Digits and separators (space, hyphen, dot, slash, underscore: ./normalize.ts folds every other form into these)
+// at least 13 long, then split into runs with single separators; what touches a run is checked in code rather than
+// by lookarounds, so long inputs cannot make the regex backtrack.
+const DIGIT_RUN = /\d[\d .\/_-]{11,}\d/g;
+const SINGLE_SEPARATED = /\d+(?:[ .\/_-]\d+)*/g;
+const SEPARATOR = /[ .\/_-]/;
 const GLUED_BEFORE = /[\w.,/+-]/;
 
 const CARD_WORDS =
@@ -50,11 +52,31 @@ function cardShape(lengths: number[]): boolean {
   return lengths.slice(0, -1).every((n) => n === 4) && last >= 1 && last <= 4;
 }
 
+/**
+ * A number spread out digit by digit or in pairs ("4 1 1 1 …", "41 11 11 …"), one separator throughout: the whole
+ * run is the candidate, never a slice of it, so neighbouring short numbers are not joined into one. Groups of three
+ * are how phone numbers and thousands are printed, so they are not read as a spread card.
+ */
+function spreadCandidate(groups: string[], seps: string): string | null {
+  const size = groups[0]!.length;
+  if (size > 2 || groups.length < 7 || new Set(seps).size !== 1) return null;
+  const last = groups[groups.length - 1]!.length;
+  if (!groups.slice(0, -1).every((g) => g.length === size) || last > size) return null;
+  const digits = groups.join("");
+  return digits.length >= 13 && digits.length <= 19 ? digits : null;
+}
+
 /** Digit strings in a run that are printed like one card number (not a slice of a longer grouped number). */
 function* cardCandidates(run: string): Generator<string> {
-  const groups = run.split(/[ -]/);
+  const groups = run.split(SEPARATOR);
   const seps = run.replace(/\d+/g, "");
+  const spread = spreadCandidate(groups, seps);
+  if (spread !== null) {
+    yield spread;
+    return;
+  }
   for (let i = 0; i < groups.length; i++) {
+    if (i > 0 && seps[i - 1] !== " " && seps[i - 1] !== "-") continue; // after a dot or slash: a fraction, a path part
     const lengths: number[] = [];
     let total = 0;
     for (let j = i; j < groups.length; j++) {

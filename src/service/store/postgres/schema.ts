@@ -2,6 +2,7 @@
 // processes starting together migrate once; each version is recorded in `brain_migrations` and never re-run.
 // Append new migrations; never edit an applied one.
 import type { PoolClient } from "pg";
+import { POSTGRES_WEBHOOKS_MIGRATION } from "../../webhooks/schema.js";
 
 export interface Migration {
   version: number;
@@ -139,6 +140,23 @@ export const MIGRATIONS: readonly Migration[] = [
       SELECT setval(pg_get_serial_sequence('memories', 'id'), coalesce(max(id), 0) + 1, false) FROM memories;
       -- The session goes back to the pool: leave nothing of the migration in it.
       DROP FUNCTION pg_temp.ws_id(text), pg_temp.key_id(text), pg_temp.mem_id(text);
+    `,
+  },
+  { version: 3, name: "webhooks", sql: POSTGRES_WEBHOOKS_MIGRATION },
+  {
+    // A forgotten memory leaves only its id and the rev of its forgetting (never its text): every process's vector
+    // cache applies it like any other change, and revs stay strictly increasing after the newest memory is forgotten.
+    version: 4,
+    name: "forgetting and key use",
+    sql: `
+      CREATE TABLE memory_tombstones (
+        workspace_id bigint NOT NULL REFERENCES workspaces(id),
+        rev          bigint NOT NULL,
+        memory_id    bigint NOT NULL,
+        deleted_at   bigint NOT NULL,
+        PRIMARY KEY (workspace_id, rev)
+      );
+      ALTER TABLE api_keys ADD COLUMN last_used_at bigint;
     `,
   },
 ];

@@ -15,14 +15,22 @@ const NETWORK_CODES = new Set([
   "ENOENT", // a unix socket path that is gone while the server restarts
 ]);
 
-/** SQLSTATEs: connection exceptions (class 08), shutdown and startup (57P01-57P03), too many connections. */
+/**
+ * SQLSTATEs: connection exceptions (class 08), shutdown and startup (57P01-57P03), too many connections, and the
+ * bounds of ./pool.ts: a statement cancelled for running too long (57014), a lock not granted in time (55P03), a
+ * transaction left idle too long (25P03).
+ */
 function isUnavailableSqlState(code: string): boolean {
-  return code.startsWith("08") || code === "57P01" || code === "57P02" || code === "57P03" || code === "53300";
+  return (
+    code.startsWith("08") ||
+    ["57P01", "57P02", "57P03", "53300", "57014", "55P03", "25P03"].includes(code)
+  );
 }
 
 const CONNECTION_MESSAGES = [
   /connection terminated/i,
   /timeout exceeded when trying to connect/i,
+  /query read timeout/i, // pool.ts's client-side bound: the server never answered
   /not queryable/i,
   /connection (?:is )?(?:closed|ended)/i,
   /cannot use a pool after calling end/i,
