@@ -36,6 +36,7 @@ export function batchReadBookkeeping(store: MemoryStore, log: ServiceLog, interv
   let running: Promise<void> = Promise.resolve();
   let timer: NodeJS.Timeout | null = null;
   let closed = false;
+  let failing = false;
 
   function schedule(): void {
     if (timer || closed) return;
@@ -70,12 +71,15 @@ export function batchReadBookkeeping(store: MemoryStore, log: ServiceLog, interv
     try {
       await store.recordReads(batches);
       writing = new Map();
+      if (failing) (failing = false), log.info("retrieval bookkeeping written again");
     } catch (error) {
       // Kept for the next attempt (a store briefly unavailable must not lose the counts).
       merge(gathered, writing);
       gatheredCount += batches.reduce((n, b) => n + b.readsAtMs.length, 0);
       writing = new Map();
-      log.warn("retrieval bookkeeping not written yet; retrying", { error: (error as Error).message });
+      // once per outage, not every interval
+      if (!failing) log.warn("retrieval bookkeeping not written yet; retrying", { error: (error as Error).message });
+      failing = true;
       schedule();
       throw error;
     }
