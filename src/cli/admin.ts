@@ -35,6 +35,9 @@ const STATUSES: readonly WorkspaceStatus[] = ["active", "suspended", "limit_reac
 
 export class UsageError extends Error {}
 
+/** How long one admin statement on PostgreSQL may run (ms) unless BRAIN_PG_STATEMENT_TIMEOUT_MS says otherwise. */
+const ADMIN_STATEMENT_TIMEOUT_MS = 300_000;
+
 /** The commands whose third word is an id, and its name in the usage. */
 const ID_ARGUMENT: Record<string, string> = {
   "workspace set-status": "WORKSPACE_ID",
@@ -211,6 +214,8 @@ export async function runAdmin(argv: string[], env: NodeJS.ProcessEnv = process.
     return code;
   }
 
+  // An export of a large workspace or a re-embed is long by nature: admin's statements get minutes, serve's seconds.
+  process.env.BRAIN_PG_STATEMENT_TIMEOUT_MS ??= env.BRAIN_PG_STATEMENT_TIMEOUT_MS ?? String(ADMIN_STATEMENT_TIMEOUT_MS);
   // Admin talks to people on stdout; the service's own log stays quiet unless asked for.
   const log = createJsonLog(process.stderr, parseLogLevel(env.BRAIN_LOG, "warn"));
   let service: (MemoryService & AdminService) | undefined;

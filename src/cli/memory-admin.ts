@@ -139,5 +139,5 @@ export async function runMemoryAdmin(
     if (!Number.isFinite(minScore) || minScore < 0 || minScore > 1) throw new UsageError("--min-score must be a number from 0 to 1");
     return runForget(location, env, log, workspace, query, minScore, flags.yes === true, flags.json === true);
   }
-  throw new UsageError(`unknown command: ${positionals.join(" ")}`);
+  throw new UsageError(`expected: memory delete MEMORY_ID… or memory forget --workspace WORKSPACE_ID --query "…", not: ${positionals.join(" ")}`);
 }

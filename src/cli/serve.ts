@@ -1,7 +1,6 @@
 // `brain-mcp serve`: the memory service over HTTP(S), on SQLite by default or PostgreSQL with a database URL.
 import { mkdirSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { parseArgs } from "node:util";
 import envPaths from "env-paths";
 import { DEFAULT_HOST, DEFAULT_PORT } from "../contract/limits.js";
 import { createJsonLog, parseLogLevel } from "../service/http/json-log.js";
@@ -9,6 +8,7 @@ import { asMissingDependency, loadOptional } from "../service/http/optional-deps
 import type { Embedder, Judge } from "../service/models/types.js";
 import type { FirstWorkspace } from "../service/open.js";
 import type { AdminService, MemoryService, ServiceLog } from "../service/types.js";
+import { readFlags, usageError as flagUsageError } from "./flags.js";
 import { dbWaitSeconds, openWaitingForStore } from "./store-wait.js";
 
 const USAGE = `usage: brain-mcp serve [--host 127.0.0.1] [--port 8787] [--db PATH] [--database-url URL]
@@ -138,38 +138,21 @@ export function reportFailure(command: string, err: unknown): number {
   return 1;
 }
 
-function usageError(message: string): number {
-  process.stderr.write(`brain-mcp serve: ${message}\n${USAGE}\n`);
-  process.exitCode = 2;
-  return 2;
-}
+const usageError = (message: string) => flagUsageError("serve", USAGE, message);
 
 /** Runs until SIGTERM/SIGINT, then shuts down gracefully and exits 0. Returns an exit code only on failure. */
 export async function runServe(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
-  let values;
-  try {
-    ({ values } = parseArgs({
-      args: argv,
-      strict: true,
-      allowPositionals: false,
-      options: {
-        host: { type: "string", default: DEFAULT_HOST },
-        port: { type: "string", default: String(DEFAULT_PORT) },
-        ...STORE_FLAGS,
-        "tls-cert": { type: "string" },
-        "tls-key": { type: "string" },
-        "redirect-to": { type: "string" },
-        "insecure-http": { type: "boolean", default: false },
-        help: { type: "boolean", short: "h", default: false },
-      },
-    }));
-  } catch (err) {
-    return usageError((err as Error).message);
-  }
-  if (values.help) {
-    process.stdout.write(`${USAGE}\n`);
-    return 0;
-  }
+  const flags = readFlags("serve", USAGE, argv, {
+    host: { type: "string", default: DEFAULT_HOST },
+    port: { type: "string", default: String(DEFAULT_PORT) },
+    ...STORE_FLAGS,
+    "tls-cert": { type: "string" },
+    "tls-key": { type: "string" },
+    "redirect-to": { type: "string" },
+    "insecure-http": { type: "boolean", default: false },
+  });
+  if (flags.exitCode !== undefined) return flags.exitCode;
+  const { values } = flags;
   const port = portFrom(values.port);
   if (port === null) return usageError(`--port must be 0..65535, not ${values.port}`);
   if ((values["tls-cert"] === undefined) !== (values["tls-key"] === undefined)) {

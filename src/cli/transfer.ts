@@ -123,7 +123,7 @@ async function runImport(
     loadOptional(() => import("../service/store/open-store.js")),
     loadOptional(() => import("../service/models/index.js")),
     import("../service/export/import.js"),
-    import("../service/pipeline/pii.js"),
+    import("../service/pipeline/pii/index.js"),
   ]);
   const store = await loadOptional(() => openStore(location, { log }));
   const progress = terminalProgress("importing");

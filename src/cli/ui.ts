@@ -2,11 +2,11 @@
 // service's public API is untouched). Opened through a URL carrying a random token, as Jupyter does.
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { parseArgs } from "node:util";
 import { DEFAULT_UI_PORT, HTTP_SERVER_TIMEOUTS } from "../contract/limits.js";
 import { createJsonLog, parseLogLevel } from "../service/http/json-log.js";
 import { loadOptional } from "../service/http/optional-deps.js";
 import type { ServiceLog } from "../service/types.js";
+import { readFlags, usageError as flagUsageError } from "./flags.js";
 import { isLoopbackHost, portFrom, reportFailure, resolveStoreLocation, STORE_FLAGS, type StoreLocation } from "./serve.js";
 
 const USAGE = `usage: brain-mcp ui [--port ${DEFAULT_UI_PORT}] [--db PATH] [--database-url URL] [--host ADDR --allow-remote]
@@ -20,11 +20,7 @@ const USAGE = `usage: brain-mcp ui [--port ${DEFAULT_UI_PORT}] [--db PATH] [--da
 
 Prints the URL to open; it carries this session's token, which a browser trades for a cookie.`;
 
-function usageError(message: string): number {
-  process.stderr.write(`brain-mcp ui: ${message}\n${USAGE}\n`);
-  process.exitCode = 2;
-  return 2;
-}
+const usageError = (message: string) => flagUsageError("ui", USAGE, message);
 
 /** The store, the service's models and the dashboard over them, all in this process. */
 async function openDashboard(location: StoreLocation, env: NodeJS.ProcessEnv, log: ServiceLog) {
@@ -49,27 +45,14 @@ async function openDashboard(location: StoreLocation, env: NodeJS.ProcessEnv, lo
 
 /** Runs until SIGTERM/SIGINT. Returns an exit code only on failure. */
 export async function runUi(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
-  let values;
-  try {
-    ({ values } = parseArgs({
-      args: argv,
-      strict: true,
-      allowPositionals: false,
-      options: {
-        host: { type: "string", default: "127.0.0.1" },
-        port: { type: "string", default: String(DEFAULT_UI_PORT) },
-        ...STORE_FLAGS,
-        "allow-remote": { type: "boolean", default: false },
-        help: { type: "boolean", short: "h", default: false },
-      },
-    }));
-  } catch (err) {
-    return usageError((err as Error).message);
-  }
-  if (values.help) {
-    process.stdout.write(`${USAGE}\n`);
-    return 0;
-  }
+  const flags = readFlags("ui", USAGE, argv, {
+    host: { type: "string", default: "127.0.0.1" },
+    port: { type: "string", default: String(DEFAULT_UI_PORT) },
+    ...STORE_FLAGS,
+    "allow-remote": { type: "boolean", default: false },
+  });
+  if (flags.exitCode !== undefined) return flags.exitCode;
+  const { values } = flags;
   const port = portFrom(values.port);
   if (port === null) return usageError(`--port must be 0..65535, not ${values.port}`);
   const host = values.host;

@@ -80,7 +80,13 @@ export async function runWebhook(
         const workspaceId = parseId(flags.workspace, "--workspace");
         if (!(await store.getWorkspace(workspaceId))) throw new Error(`workspace ${workspaceId} does not exist`);
         const secret = deliver.newWebhookSecret();
-        const id = await hooks.addEndpoint({ workspace_id: workspaceId, url: flags.url!, secret, events: subscription, created_at: Date.now() });
+        const id = await hooks.addEndpoint({
+          workspace_id: workspaceId,
+          url: flags.url!,
+          secret,
+          events: subscription,
+          created_at: Date.now(),
+        });
         const listens = subscription.length ? subscription.join(", ") : "every event";
         return {
           json: { id, secret, workspace_id: workspaceId, url: flags.url, events: subscription },
@@ -112,7 +118,11 @@ export async function runWebhook(
             ? all.map(
                 (e) =>
                   `${e.id}  workspace ${e.workspace_id}  ${e.url}  ${e.events.length ? e.events.join(",") : "every event"}` +
-                  (e.disabled_at !== null ? `  DISABLED (${e.disabled_reason})` : e.failure_streak > 0 ? `  ${e.failure_streak} failures in a row` : ""),
+                  (e.disabled_at !== null
+                    ? `  DISABLED (${e.disabled_reason})`
+                    : e.failure_streak > 0
+                      ? `  ${e.failure_streak} failures in a row`
+                      : ""),
               )
             : ["No webhook endpoints: `brain-mcp admin webhook add --workspace ID --url URL` adds one."],
         };
@@ -131,18 +141,26 @@ export async function runWebhook(
       }
       case "enable": {
         if (!(await hooks.enableEndpoint(endpointId!))) throw new Error(`no webhook endpoint with id ${endpointId}`);
-        return { json: { id: endpointId, enabled: true }, human: [`Webhook endpoint ${endpointId} is enabled; its pending deliveries go out again.`] };
+        return {
+          json: { id: endpointId, enabled: true },
+          human: [`Webhook endpoint ${endpointId} is enabled; its pending deliveries go out again.`],
+        };
       }
       case "test": {
         const endpoint = await requireEndpoint();
-        if (endpoint.disabled_at !== null) throw new Error(`webhook endpoint ${endpoint.id} is disabled; \`admin webhook enable ${endpoint.id}\` first`);
+        if (endpoint.disabled_at !== null)
+          throw new Error(`webhook endpoint ${endpoint.id} is disabled; \`admin webhook enable ${endpoint.id}\` first`);
         const { createWebhookRuntime } = await import("../service/webhooks/runtime.js");
         const { VERSION } = await import("../version.js");
         const { webhookSettings } = await import("../service/webhooks/settings.js");
         const eventId = await hooks.insertEvent({
           workspace_id: endpoint.workspace_id,
           type: events.TEST_EVENT_TYPE,
-          data: { workspace_id: endpoint.workspace_id, endpoint_id: endpoint.id, message: "A test event sent by `brain-mcp admin webhook test`." },
+          data: {
+            workspace_id: endpoint.workspace_id,
+            endpoint_id: endpoint.id,
+            message: "A test event sent by `brain-mcp admin webhook test`.",
+          },
           endpoint_id: endpoint.id,
           created_at: Date.now(),
         });
@@ -161,7 +179,10 @@ export async function runWebhook(
               human: [`Test event ${delivery.msg_id} delivered to endpoint ${endpoint.id} (HTTP ${delivery.last_status_code}).`],
             };
           }
-          if (Date.now() > deadline) throw new Error(`the test delivery to endpoint ${endpoint.id} has no outcome yet; see \`admin webhook deliveries ${endpoint.id}\``);
+          if (Date.now() > deadline)
+            throw new Error(
+              `the test delivery to endpoint ${endpoint.id} has no outcome yet; see \`admin webhook deliveries ${endpoint.id}\``,
+            );
           await new Promise((r) => setTimeout(r, 100));
         }
       }

@@ -64,15 +64,18 @@ const LABEL = /^(?:[A-Za-z]{1,12}[_-]){1,3}/;
  */
 export function importedKeyProblem(apiKey: string): string | null {
   if (!/^[!-~]+$/.test(apiKey)) return "an API key is one word of printable ASCII characters";
-  if (apiKey.length < IMPORTED_KEY_MIN_CHARS) {
-    return `the key is ${apiKey.length} characters long; an imported key needs at least ${IMPORTED_KEY_MIN_CHARS} (\`admin key create\` makes a strong one)`;
+  const n = apiKey.length;
+  if (n < IMPORTED_KEY_MIN_CHARS) {
+    return `the key is ${n} character${n === 1 ? "" : "s"} long; an imported key needs at least ${IMPORTED_KEY_MIN_CHARS} (\`admin key create\` makes a strong one)`;
   }
   const body = apiKey.replace(LABEL, "");
   let steps = 0;
   for (let i = 1; i < body.length; i++) if (Math.abs(body.charCodeAt(i) - body.charCodeAt(i - 1)) <= 1) steps++;
-  const bits = body.length * shannonEntropy(body);
-  if (steps * 2 > body.length - 1 || bits < IMPORTED_KEY_MIN_BITS) {
-    return `the key is too predictable (about ${Math.floor(steps * 2 > body.length - 1 ? 0 : bits)} bits; an imported key needs ${IMPORTED_KEY_MIN_BITS}): use a random one, as \`admin key create\` makes`;
+  const advice = "use a random one, as `admin key create` makes";
+  if (steps * 2 > body.length - 1) return `the key is too predictable (it mostly steps to a neighbouring character): ${advice}`;
+  const bits = Math.floor(body.length * shannonEntropy(body));
+  if (bits < IMPORTED_KEY_MIN_BITS) {
+    return `the key is too predictable (about ${bits} bits; an imported key needs ${IMPORTED_KEY_MIN_BITS}): ${advice}`;
   }
   return null;
 }

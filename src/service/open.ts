@@ -1,7 +1,7 @@
 // openService: opens the store, loads the models once, and returns the service core (MemoryService & AdminService).
 import { loadModels, type Models } from "./models/index.js";
 import type { Embedder, Judge } from "./models/types.js";
-import { screenPii } from "./pipeline/pii.js";
+import { screenPii } from "./pipeline/pii/index.js";
 import { createService } from "./service.js";
 import { openStore } from "./store/open-store.js";
 import type { AdminService, MemoryService, ServiceLog, ServiceOptions } from "./types.js";

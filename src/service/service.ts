@@ -4,10 +4,11 @@ import { RATE_LIMIT_BURST_DEFAULT, RATE_LIMIT_RPS_DEFAULT } from "../contract/li
 import type { StatusResponse, WorkspaceStatus } from "../contract/wire.js";
 import { measureHealth } from "./health/index.js";
 import { hashApiKey, importedKeyProblem, keyPrefix, keyRecordOf, newApiKey, sameKeyHash, type RandomBytes } from "./ids.js";
+import { batchReadBookkeeping } from "./bookkeeping.js";
 import { RETIRED_EMBEDDER_PREFIX } from "./models/retired.js";
 import type { Embedder, Judge } from "./models/types.js";
 import { runWritePipeline } from "./pipeline/index.js";
-import type { PiiVerdict } from "./pipeline/pii-types.js";
+import type { PiiVerdict } from "./pipeline/pii/types.js";
 import { retrieveMemories } from "./retrieval/retrieve.js";
 import { VectorIndexes } from "./retrieval/vector-index.js";
 import type { MemoryStore, NewKey, NewWorkspace } from "./store/types.js";
@@ -46,6 +47,19 @@ export function createService(deps: CoreDeps): MemoryService & AdminService {
   const burst = positiveNumber(deps.env.BRAIN_RATE_LIMIT_BURST, RATE_LIMIT_BURST_DEFAULT);
   const nowMs = () => now().getTime();
   const webhooks = createWebhookRuntime({ store, env: deps.env, log, now: nowMs, version: deps.version });
+  const bookkeeping = batchReadBookkeeping(store, log);
+  // Retrieval sees the store with its bookkeeping batched (bookkeeping.ts): reads are counted off the request path,
+  // and records read back carry the counts not yet written. Every other method is the store's own.
+  const retrievalStore = new Proxy(store, {
+    get(target, name) {
+      if (name === "recordRead") return bookkeeping.recordRead;
+      if (name === "getMemories") {
+        return async (workspaceId: number, ids: readonly number[]) => bookkeeping.withPendingReads(workspaceId, await target.getMemories(workspaceId, ids));
+      }
+      const value = Reflect.get(target, name, target) as unknown;
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
 
   const newWorkspace = (input: { name: string; plan?: string; billing_cycle?: string }, at: number): NewWorkspace => ({
     name: input.name,
@@ -135,10 +149,11 @@ export function createService(deps: CoreDeps): MemoryService & AdminService {
     },
 
     retrieve(auth, input) {
-      return retrieveMemories({ store, indexes, embedder, now }, auth.workspace.id, input);
+      return retrieveMemories({ store: retrievalStore, indexes, embedder, now }, auth.workspace.id, input);
     },
 
     async health(auth) {
+      await bookkeeping.flush(); // health counts memories never retrieved: every retrieval so far must be in
       const report = await measureHealth({ store, embedder, loadIndex }, auth.workspace.id, nowMs());
       webhooks.qualityMeasured(auth.workspace.id, report.quality_score);
       return report;
@@ -201,6 +216,7 @@ export function createService(deps: CoreDeps): MemoryService & AdminService {
 
     async close() {
       await webhooks.stop();
+      await bookkeeping.close().catch((error: Error) => log.warn("retrieval bookkeeping lost at close", { error: error.message }));
       await store.close();
     },
 

@@ -9,7 +9,7 @@ import type {
   StoreResponse,
   WorkspaceStatus,
 } from "../contract/wire.js";
-import type { PiiType } from "./pipeline/pii-types.js";
+import type { PiiType } from "./pipeline/pii/types.js";
 import type { WebhookRuntime } from "./webhooks/runtime.js";
 
 export interface Workspace {

@@ -95,12 +95,19 @@ function Confirm({
   return (
     <div class="confirm">
       {phase === "idle" && (
-        <button type="button" class="danger" onClick={() => (setOutcome(null), setPhase("asking"))}>
+        <button
+          type="button"
+          class="danger"
+          onClick={() => {
+            setOutcome(null);
+            setPhase("asking");
+          }}
+        >
           {label}
         </button>
       )}
       {phase !== "idle" && (
-        <div role="group" aria-label="Confirm" class="confirm-box">
+        <fieldset aria-label="Confirm" class="confirm-box">
           <p>{question}</p>
           <button type="button" class="danger" disabled={phase === "working"} onClick={run}>
             Yes, {label.replace(/…$/, "").toLowerCase()}
@@ -108,7 +115,7 @@ function Confirm({
           <button type="button" class="secondary" disabled={phase === "working"} onClick={() => setPhase("idle")}>
             Cancel
           </button>
-        </div>
+        </fieldset>
       )}
       {outcome && (
         <p role={outcome.ok ? "status" : "alert"} class={outcome.ok ? "done" : "error"}>
@@ -785,7 +792,7 @@ function Settings({ ws }: { ws: string }) {
             <p>
               Key #{created.id} is ready. Copy it now: it is shown only this once, and never again anywhere.
             </p>
-            <code aria-label="New API key">{created.key}</code>{" "}
+            <input class="key" type="text" readOnly value={created.key} aria-label="New API key" size={created.key.length} />{" "}
             <button type="button" class="secondary" onClick={() => setCreated(null)}>
               I have copied it
             </button>

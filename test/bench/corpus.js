@@ -5,7 +5,7 @@ import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { screenPii } from "../../dist/service/pipeline/pii.js";
+import { screenPii } from "../../dist/service/pipeline/pii/index.js";
 
 const SYSTEM_DIR = "/usr/share/games/fortunes";
 const CACHE = join(tmpdir(), "brain-bench-fortunes");

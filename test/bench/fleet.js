@@ -3,8 +3,12 @@
 // under the default rate limit, each paced so that together they offer a chosen share of it. Reports the offered and
 // achieved rates, p50/p99 per operation, every error (by kind), and duplicate memories read from the store afterwards:
 // identical texts kept twice, and texts several agents stored at the same moment kept more than once.
-// Usage: npm run build && node test/bench/fleet.js [--agents 50] [--seconds 30] [--offered 0.9] [--processes 1]
-//          [--postgres] (a throwaway cluster; or --database-url URL)
+// Before the fleet, the same run measures the model alone on one core (the service's embed worker, batches of the
+// service's default size, the fleet's mix of texts) and reports the fleet's requests/s as a share of two cores of it.
+// Usage: npm run build && node test/bench/fleet.js [--agents 50] [--seconds 30] [--offered 1] (share of the rate limit) [--processes 1]
+//          [--postgres] (a throwaway cluster; or --database-url URL) [--model-seconds 6]
+//          [--profile DIR] (V8 CPU profiles of every serve process and its workers; test/bench/profile-summary.js)
+import { readdirSync, readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { createRequire } from "node:module";
 import { loadavg } from "node:os";
@@ -15,15 +19,19 @@ import { corpus, shuffled } from "./corpus.js";
 import { machine, percentile, ms, root } from "./lib.js";
 import { startService } from "./service-proc.js";
 import { startPostgres } from "./pg.js";
+import { DEFAULT_BATCH_TEXTS } from "../../dist/service/models/batching.js";
+import { modelTextsPerSecond } from "./model-capacity.js";
 
 const { values } = parseArgs({
   options: {
     agents: { type: "string", default: "50" },
     seconds: { type: "string", default: "30" },
-    offered: { type: "string", default: "0.9" },
+    offered: { type: "string", default: "1" },
     processes: { type: "string", default: "1" },
     postgres: { type: "boolean", default: false },
     "database-url": { type: "string" },
+    "model-seconds": { type: "string", default: "6" },
+    profile: { type: "string" },
   },
 });
 const agents = Number(values.agents);
@@ -35,19 +43,44 @@ const burst = Number(process.env.BRAIN_RATE_LIMIT_BURST ?? RATE_LIMIT_BURST_DEFA
 const offeredRps = limitRps * Number(values.offered);
 const perAgentInterval = (1000 * agents) / offeredRps;
 
+// The model alone first, while nothing else of this run competes for the cores.
+const modelLoad = loadavg()[0];
+const model = await modelTextsPerSecond({ batch: DEFAULT_BATCH_TEXTS, seconds: Number(values["model-seconds"]) });
+
+const nodeArgs = values.profile ? ["--cpu-prof", `--cpu-prof-dir=${values.profile}`] : [];
 let pg = null;
 let databaseUrl = values["database-url"];
 if (values.postgres && !databaseUrl) databaseUrl = (pg = await startPostgres()).url;
 const usePostgres = Boolean(databaseUrl);
 if (processes > 1 && !usePostgres) console.log("note: several processes over one SQLite file (serialized by SQLite's write lock)");
 
-const first = await startService({ databaseUrl });
+const first = await startService({ databaseUrl, nodeArgs });
 const services = [first];
 for (let i = 1; i < processes; i++) {
   // Further processes over the same store: the key made by the first one works on all.
   services.push(
-    await startService({ databaseUrl, dbPath: usePostgres ? undefined : first.dbPath, credentials: { apiKey: first.apiKey, workspaceId: first.workspaceId } }),
+    await startService({ databaseUrl, nodeArgs, dbPath: usePostgres ? undefined : first.dbPath, credentials: { apiKey: first.apiKey, workspaceId: first.workspaceId } }),
   );
+}
+
+/** utime + stime of a process, every thread, in ms (Linux /proc; clock ticks of 10 ms); with `children`, also of
+ * its live children and those it has reaped (PostgreSQL's backends are the postmaster's children). */
+function cpuMsOf(pid, { children = false } = {}) {
+  const statOf = (p) => readFileSync(`/proc/${p}/stat`, "utf8").split(") ")[1].split(" ");
+  const fields = statOf(pid);
+  let ticks = Number(fields[11]) + Number(fields[12]);
+  if (children) {
+    ticks += Number(fields[13]) + Number(fields[14]);
+    for (const p of readdirSync("/proc").filter((d) => /^\d+$/.test(d))) {
+      try {
+        const f = statOf(p);
+        if (Number(f[1]) === pid) ticks += Number(f[11]) + Number(f[12]);
+      } catch {
+        /* exited meanwhile */
+      }
+    }
+  }
+  return ticks * 10;
 }
 
 const { passages, pieces } = corpus();
@@ -111,9 +144,15 @@ async function agent(index) {
   await brain.close();
 }
 
+// CPU time (all threads) of every serve process and of this one (the agents), around the measured window: on a shared
+// machine wall-clock rates measure the neighbours too, CPU time per request does not (much).
+const cpuBefore = { services: services.map((s) => cpuMsOf(s.pid)), agents: process.cpuUsage(), database: pg ? cpuMsOf(pg.pid, { children: true }) : 0 };
 const t0 = Date.now();
 await Promise.all(Array.from({ length: agents }, (_, i) => agent(i)));
 const elapsed = (Date.now() - t0) / 1000;
+const serviceCpuMs = services.reduce((sum, s, i) => sum + cpuMsOf(s.pid) - cpuBefore.services[i], 0);
+const agentsCpu = process.cpuUsage(cpuBefore.agents);
+const databaseCpuMs = pg ? cpuMsOf(pg.pid, { children: true }) - cpuBefore.database : 0;
 const loadAfter = loadavg()[0];
 
 // Duplicate memories, read from the store: identical texts kept more than once.
@@ -144,6 +183,20 @@ console.log(`machine: ${machine()}; load average ${loadBefore.toFixed(1)} before
 console.log(
   `rate limit ${limitRps} req/s (burst ${burst}); offered ${offeredRps.toFixed(0)} req/s (${((100 * offeredRps) / limitRps).toFixed(0)}% of it); ` +
     `sent ${(started / elapsed).toFixed(1)} req/s (${((100 * started) / elapsed / limitRps).toFixed(0)}% of the limit), completed ${(done / elapsed).toFixed(1)} req/s`,
+);
+const twoCores = 2 * model.textsPerSecond;
+// The service's processes and the database they use share the machine's cores; the agents would be elsewhere.
+const serviceMsPerRequest = (serviceCpuMs + databaseCpuMs) / done;
+console.log(
+  `model alone, one core (batches of ${DEFAULT_BATCH_TEXTS}, the fleet's mix; load ${modelLoad.toFixed(1)}): ${model.textsPerSecond.toFixed(0)} texts/s ` +
+    `(${model.msPerText.toFixed(2)} ms per text; ${model.cpuMsPerText.toFixed(2)} ms of CPU); the fleet completed ` +
+    `${((100 * done) / elapsed / twoCores).toFixed(0)}% of two cores of model time (${twoCores.toFixed(0)} texts/s)`,
+);
+console.log(
+  `CPU per completed request: service ${(serviceCpuMs / done).toFixed(2)} ms (all its threads)` +
+    `${pg ? ` + PostgreSQL ${(databaseCpuMs / done).toFixed(2)} ms` : ""}, agents ${((agentsCpu.user + agentsCpu.system) / 1000 / done).toFixed(2)} ms; ` +
+    `two idle cores would serve ${(2000 / serviceMsPerRequest).toFixed(0)} req/s, ${((100 * model.cpuMsPerText) / serviceMsPerRequest).toFixed(0)}% of ` +
+    `two cores of model time (${(2000 / model.cpuMsPerText).toFixed(0)} texts/s by CPU time)`,
 );
 for (const [op, v] of Object.entries(latencies)) {
   console.log(

@@ -78,6 +78,8 @@ export async function startPostgres({ sharedBuffers = "256MB" } = {}) {
   if (created.status !== 0) throw new Error(`CREATE DATABASE failed: ${created.stderr}`);
   return {
     url: `postgres://postgres@127.0.0.1:${port}/brain`,
+    /** The postmaster's pid (its backends are its children). */
+    pid: child.pid,
     version: psql("SHOW server_version").stdout.trim(),
     async stop() {
       process.off("exit", kill);

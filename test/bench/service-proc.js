@@ -8,15 +8,16 @@ import { bin } from "./lib.js";
 
 /**
  * { databaseUrl } (PostgreSQL) or { dbPath } (SQLite; default a fresh temp file); `credentials` ({ apiKey,
- * workspaceId }) reuses a workspace made earlier (a restart over the same store); `env` is added to the process's.
+ * workspaceId }) reuses a workspace made earlier (a restart over the same store); `env` is added to the process's;
+ * `nodeArgs` go to node before the script (e.g. --cpu-prof).
  */
-export async function startService({ databaseUrl, dbPath, env = {}, credentials } = {}) {
+export async function startService({ databaseUrl, dbPath, env = {}, credentials, nodeArgs = [] } = {}) {
   const dir = mkdtempSync(join(tmpdir(), "brain-bench-"));
   const db = dbPath ?? join(dir, "brain.db");
   const storeArgs = databaseUrl ? ["--database-url", databaseUrl] : ["--db", db];
   const childEnv = { ...process.env, BRAIN_LOG: "error", ...env };
   const startedAt = performance.now();
-  const child = spawn(process.execPath, [bin, "serve", "--port", "0", ...storeArgs], {
+  const child = spawn(process.execPath, [...nodeArgs, bin, "serve", "--port", "0", ...storeArgs], {
     env: childEnv,
     stdio: ["ignore", "pipe", "pipe"],
   });

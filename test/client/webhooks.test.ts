@@ -71,7 +71,9 @@ describe("verifyWebhook", () => {
     await expect(verifyWebhook(altered, delivery.headers, secret)).rejects.toBeInstanceOf(WebhookVerificationError);
     const other = `whsec_${Buffer.alloc(32, 7).toString("base64")}`;
     await expect(verifyWebhook(delivery.body, delivery.headers, other)).rejects.toBeInstanceOf(WebhookVerificationError);
-    await expect(verifyWebhook(delivery.body, { ...delivery.headers, "webhook-signature": undefined }, secret)).rejects.toThrow(/did not verify/);
+    await expect(verifyWebhook(delivery.body, { ...delivery.headers, "webhook-signature": undefined }, secret)).rejects.toThrow(
+      /did not verify/,
+    );
   });
 
   it("after rotate-secret, deliveries verify with the new secret only", async () => {

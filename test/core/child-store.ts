@@ -1,7 +1,7 @@
 // A second process on the same SQLite file: waits for "go" on stdin, stores the same text N times, prints results.
 import { createService } from "../../src/service/service.js";
 import { openSqliteStore } from "../../src/service/store/sqlite.js";
-import { screenPii } from "../../src/service/pipeline/pii.js";
+import { screenPii } from "../../src/service/pipeline/pii/index.js";
 import { testEmbedder, testJudge } from "./models.js";
 
 const [dbPath, apiKey, text, times] = process.argv.slice(2);

@@ -6,9 +6,27 @@ import { checkTargetUrl, isPublicAddress, resolveTarget, UnsafeTargetError } fro
 describe("webhook targets", () => {
   it("loopback, private, link-local, shared, reserved and multicast addresses are not public; others are", () => {
     const internal = [
-      "127.0.0.1", "127.8.9.10", "10.0.0.1", "172.16.0.1", "172.31.255.255", "192.168.1.1", "169.254.169.254", "100.64.0.1",
-      "0.0.0.0", "224.0.0.1", "255.255.255.255", "::1", "::", "fe80::1", "fc00::1", "fd12:3456::1", "ff02::1",
-      "::ffff:127.0.0.1", "::ffff:10.0.0.1", "::ffff:7f00:1", "not-an-address",
+      "127.0.0.1",
+      "127.8.9.10",
+      "10.0.0.1",
+      "172.16.0.1",
+      "172.31.255.255",
+      "192.168.1.1",
+      "169.254.169.254",
+      "100.64.0.1",
+      "0.0.0.0",
+      "224.0.0.1",
+      "255.255.255.255",
+      "::1",
+      "::",
+      "fe80::1",
+      "fc00::1",
+      "fd12:3456::1",
+      "ff02::1",
+      "::ffff:127.0.0.1",
+      "::ffff:10.0.0.1",
+      "::ffff:7f00:1",
+      "not-an-address",
     ];
     for (const address of internal) expect(isPublicAddress(address), address).toBe(false);
     for (const address of ["93.184.216.34", "8.8.8.8", "172.32.0.1", "2606:4700::1111", "::ffff:8.8.8.8"]) {

@@ -49,7 +49,8 @@ describe("batching embed calls", () => {
     const batched = batchEmbeddings(embedder);
     const results = await Promise.all(["a", "bb", "ccc"].map((t) => batched.embed([t, t + t], "document")));
     expect(calls).toHaveLength(1);
-    expect(calls[0]!.texts).toEqual(["a", "aa", "bb", "bbbb", "ccc", "cccccc"]);
+    // ordered by length within the batch, so the run pads little
+    expect(calls[0]!.texts).toEqual(["a", "aa", "bb", "ccc", "bbbb", "cccccc"]);
     expect(results.map((r) => r.map((v) => v[0]))).toEqual([[1, 2], [2, 4], [3, 6]]);
     expect([batched.id, batched.dimensions, batched.dedupThreshold, batched.distinctFacts?.("a", "b")]).toEqual(["fake/1", 2, 0.9, true]);
   });
@@ -75,12 +76,46 @@ describe("batching embed calls", () => {
     expect(calls.map((c) => c.texts.length)).toEqual([4, 4, 2]);
   });
 
-  it("a batch holds at most maxChars characters, and a larger single call still runs whole", async () => {
+  it("a batch holds at most maxChars padded characters (texts × the longest), and a larger single call still runs whole", async () => {
     const { embedder, calls } = fakeEmbedder();
     const batched = batchEmbeddings(embedder, { maxChars: 10 });
     const texts = ["aaaa", "bbbb", "cccc", "d".repeat(25), "ee"];
     await Promise.all(texts.map((t) => batched.embed([t], "document")));
-    expect(calls.map((c) => c.texts)).toEqual([["aaaa", "bbbb"], ["cccc"], ["d".repeat(25)], ["ee"]]);
+    // "cccc" waits for the next batch, where "ee" (short) joins it; the long text runs alone
+    expect(calls.map((c) => c.texts)).toEqual([["aaaa", "bbbb"], ["ee", "cccc"], ["d".repeat(25)]]);
+  });
+
+  it("with two workers, two batches run at the same time, and each caller gets its own vectors", async () => {
+    const first = fakeEmbedder();
+    const second = fakeEmbedder();
+    const batched = batchEmbeddings([first.embedder, second.embedder], { maxTexts: 3 });
+    const texts = ["a", "bb", "ccc", "dddd", "eeeee", "ffffff"];
+    const results = await Promise.all(texts.map((t) => batched.embed([t], "query")));
+    expect(results.map((r) => r[0]![0])).toEqual([1, 2, 3, 4, 5, 6]);
+    expect(first.calls.map((c) => c.texts)).toEqual([["a", "bb", "ccc"]]);
+    expect(second.calls.map((c) => c.texts)).toEqual([["dddd", "eeeee", "ffffff"]]);
+  });
+
+  it("a call alone is sent at once, even with a long collection window", async () => {
+    const { embedder } = fakeEmbedder();
+    const batched = batchEmbeddings([embedder, fakeEmbedder().embedder], { windowMs: 10_000 });
+    const started = performance.now();
+    await batched.embed(["alone"], "query");
+    expect(performance.now() - started).toBeLessThan(1_000);
+  });
+
+  it("while a worker is busy, calls are held for the window to gather, then sent together to the idle one", async () => {
+    const busy = fakeEmbedder();
+    const idle = fakeEmbedder();
+    const slow: Embedder = { ...busy.embedder, embed: async (texts, p) => (await new Promise((r) => setTimeout(r, 300)), busy.embedder.embed(texts, p)) };
+    const batched = batchEmbeddings([slow, idle.embedder], { windowMs: 40 });
+    const first = batched.embed(["first"], "query");
+    await new Promise((resolve) => setTimeout(resolve, 5)); // the slow worker took it
+    const rest = [batched.embed(["x"], "query")];
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    rest.push(batched.embed(["y"], "query"));
+    await Promise.all([first, ...rest]);
+    expect(idle.calls.map((c) => c.texts)).toEqual([["x", "y"]]);
   });
 
   it("a failing model call rejects every caller in that batch and not the next batch", async () => {

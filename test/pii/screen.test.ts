@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { screenPii } from "../../src/service/pipeline/pii.js";
-import type { PiiType } from "../../src/service/pipeline/pii-types.js";
+import { screenPii } from "../../src/service/pipeline/pii/index.js";
+import type { PiiType } from "../../src/service/pipeline/pii/types.js";
 import type { LabeledCase } from "./support.js";
 
 const ALL_TYPES: PiiType[] = ["credit_card", "national_id", "password", "api_key", "private_key"];

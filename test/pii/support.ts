@@ -1,5 +1,5 @@
-import type { PiiType } from "../../src/service/pipeline/pii-types.js";
-import { screenPii } from "../../src/service/pipeline/pii.js";
+import type { PiiType } from "../../src/service/pipeline/pii/types.js";
+import { screenPii } from "../../src/service/pipeline/pii/index.js";
 
 /** The kinds screenPii reports for `text` ([] when it passes). */
 export function kinds(text: string): PiiType[] {

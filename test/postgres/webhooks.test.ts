@@ -35,7 +35,9 @@ describe.skipIf(!canStartPostgres())("three service processes delivering one Pos
 
   it(`${EVENTS} events written at once are each delivered exactly once`, async () => {
     const { workspaceId } = await createWorkspace(url, "fleet");
-    const added = JSON.parse(await runAdmin(url, ["webhook", "add", "--workspace", String(workspaceId), "--url", `${receiver.url}/fleet`, "--json"]));
+    const added = JSON.parse(
+      await runAdmin(url, ["webhook", "add", "--workspace", String(workspaceId), "--url", `${receiver.url}/fleet`, "--json"]),
+    );
     receiver.setSecret(added.secret);
     // Slow answers keep each delivery in flight long enough for the processes to contend for the rest.
     receiver.respond(() => ({ status: 200, delayMs: 30 }));

@@ -120,7 +120,7 @@ it("key import refuses short and predictable keys, naming what is missing and ne
   const svc = await startService();
   try {
     const weak = [
-      ["x", /1 characters long; an imported key needs at least 24/],
+      ["x", /1 character long; an imported key needs at least 24/],
       ["k7Qm2xK9pR4vT1nW8zB3cYd", /23 characters long/],
       ["a".repeat(40), /too predictable/],
       ["svc_ws_abcdefghijklmnopqrstuvwxyz0123", /too predictable/],

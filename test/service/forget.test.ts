@@ -26,7 +26,7 @@ async function store(service: ServiceHandle, text: string, headers: Record<strin
   return res.json;
 }
 const recallIds = async (service: ServiceHandle, query = QUERY) =>
-  (await call(service.baseURL, "POST", ROUTES.retrieve.path, { key: a.apiKey, json: { query, top_k: 50 } })).json.memories.map((m: any) => m.id);
+  (await call(service.baseURL, "POST", ROUTES.retrieve.path, { key: a.apiKey, json: { query, top_k: 50 } })).json.memories.map((m: { id: number }) => m.id);
 const healthTotal = async (service: ServiceHandle) =>
   (await call(service.baseURL, "GET", ROUTES.health.path, { key: a.apiKey })).json.signals.total_memories;
 const statusCount = async (service: ServiceHandle) =>
@@ -98,6 +98,9 @@ describe("admin memory delete", () => {
     const wrongWorkspace = await a.admin(["memory", "delete", someone, "--workspace", other.workspaceId, "--json"]);
     expect(wrongWorkspace.code).toBe(1);
     expect(await healthTotal(a)).toBe(OTHERS.length);
+    const unknown = await a.admin(["memory", "erase", "1"]);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain("expected: memory delete MEMORY_ID…");
     const bad = await a.admin(["memory", "delete", "mem_1"]);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain("MEMORY_ID must be a positive integer");

@@ -51,7 +51,11 @@ async function freshDatabase(): Promise<NodeJS.ProcessEnv> {
 }
 
 /** Runs statements directly on the service's store (what the API cannot do: open a transaction and roll it back). */
-async function onStore(svc: ServiceHandle, env: NodeJS.ProcessEnv, fn: (run: (sql: string, params?: unknown[]) => Promise<any[]>) => Promise<void>) {
+async function onStore(
+  svc: ServiceHandle,
+  env: NodeJS.ProcessEnv,
+  fn: (run: (sql: string, params?: unknown[]) => Promise<any[]>) => Promise<void>,
+) {
   if (env.BRAIN_DATABASE_URL) {
     const { default: pg } = await import("pg");
     const client = new pg.Client({ connectionString: env.BRAIN_DATABASE_URL });
@@ -59,7 +63,12 @@ async function onStore(svc: ServiceHandle, env: NodeJS.ProcessEnv, fn: (run: (sq
     try {
       await fn(async (sql, params = []) => {
         let n = 0;
-        return (await client.query(sql.replace(/\?/g, () => `$${++n}`), params)).rows;
+        return (
+          await client.query(
+            sql.replace(/\?/g, () => `$${++n}`),
+            params,
+          )
+        ).rows;
       });
     } finally {
       await client.end();
@@ -71,7 +80,9 @@ async function onStore(svc: ServiceHandle, env: NodeJS.ProcessEnv, fn: (run: (sq
   try {
     await fn(async (sql, params = []) => {
       const statement = db.prepare(sql);
-      return statement.reader ? statement.all(...params) : (statement.run(...params), []);
+      if (statement.reader) return statement.all(...params);
+      statement.run(...params);
+      return [];
     });
   } finally {
     db.close();
@@ -156,7 +167,7 @@ describe("webhooks from a running serve", () => {
     expect(JSON.parse(listed.stdout).endpoints).toHaveLength(2);
   });
 
-  it("a change that rolls back writes no event and sends nothing", async () => {
+  it("a change that rolls back writes no event and sends nothing; one committed by any tool is announced", async () => {
     const ws = await svc.newWorkspace("rollback");
     const endpoint = await addEndpoint(svc, ws.workspaceId, `${receiver.url}/rollback`);
     receiver.setSecret(endpoint.secret);
@@ -165,7 +176,10 @@ describe("webhooks from a running serve", () => {
       await run("UPDATE workspaces SET status = 'suspended' WHERE id = ?", [ws.workspaceId]);
       await run("UPDATE api_keys SET revoked_at = 1 WHERE id = ?", [ws.keyId]);
       await run("ROLLBACK");
-      const outbox = await run("SELECT count(*) AS n FROM webhook_events WHERE workspace_id = ? AND type IN ('workspace.suspended', 'key.revoked')", [ws.workspaceId]);
+      const outbox = await run(
+        "SELECT count(*) AS n FROM webhook_events WHERE workspace_id = ? AND type IN ('workspace.suspended', 'key.revoked')",
+        [ws.workspaceId],
+      );
       expect(Number(outbox[0].n)).toBe(0);
     });
     // A test event goes through the same pipe afterwards, and is the only thing that arrives.
@@ -174,6 +188,16 @@ describe("webhooks from a running serve", () => {
     await sleep(500);
     expect(receiver.received.filter((m) => m.path === "/rollback").map((m) => m.type)).toEqual(["webhook.test"]);
     expect(receiver.received.find((m) => m.path === "/rollback")!.verified).toBe(true);
+
+    // The same change committed by any other tool on the store (here plain SQL) is announced: the trigger writes it.
+    await onStore(svc, env, async (run) => {
+      await run("UPDATE workspaces SET status = 'suspended' WHERE id = ?", [ws.workspaceId]);
+    });
+    const got = await receiver.waitFor((m) => m.some((x) => x.path === "/rollback" && x.type === "workspace.suspended"));
+    expect(got.find((m) => m.path === "/rollback" && m.type === "workspace.suspended")!.data).toMatchObject({
+      workspace_id: ws.workspaceId,
+      previous_status: "active",
+    });
   });
 
   it("a failing receiver is retried with backoff until it answers 2xx, and the log shows the attempts", async () => {
@@ -240,7 +264,11 @@ describe("webhooks from a running serve", () => {
     const moved = await addEndpoint(svc, ws.workspaceId, `${receiver.url}/moved`, "key.created");
     const slow = await addEndpoint(svc, ws.workspaceId, `${receiver.url}/slow`, "key.created");
     receiver.respond((m) =>
-      m.path === "/moved" ? { status: 301, location: `${receiver.url}/elsewhere` } : m.path === "/slow" ? { status: 200, delayMs: 5_000 } : { status: 204 },
+      m.path === "/moved"
+        ? { status: 301, location: `${receiver.url}/elsewhere` }
+        : m.path === "/slow"
+          ? { status: 200, delayMs: 5_000 }
+          : { status: 204 },
     );
     await svc.adminJson(["key", "create", ws.workspaceId]);
     const [movedLog] = await until("the redirect to be recorded", async () => {
@@ -263,7 +291,10 @@ describe("webhooks from a running serve", () => {
     const endpoint = await addEndpoint(svc, ws.workspaceId, `${receiver.url}/anomalies`, "anomalies");
     receiver.setSecret(endpoint.secret);
     for (let i = 0; i < 3; i++) {
-      const res = await call(svc.baseURL, "POST", "/v1/memory/store", { key: ws.apiKey, json: { text: `My card number is 4111 1111 1111 1111 (${i}).` } });
+      const res = await call(svc.baseURL, "POST", "/v1/memory/store", {
+        key: ws.apiKey,
+        json: { text: `My card number is 4111 1111 1111 1111 (${i}).` },
+      });
       expect(res.status).toBe(422);
     }
     const revoked = await svc.adminJson(["key", "create", ws.workspaceId]);
@@ -271,7 +302,8 @@ describe("webhooks from a running serve", () => {
     for (let i = 0; i < 3; i++) expect((await call(svc.baseURL, "GET", "/v1/status", { key: String(revoked.api_key) })).status).toBe(401);
     const limited = await svc.adminJson(["key", "create", ws.workspaceId]);
     let refused = 0;
-    for (let i = 0; i < 12; i++) if ((await call(svc.baseURL, "GET", "/v1/status", { key: String(limited.api_key) })).status === 429) refused++;
+    for (let i = 0; i < 12; i++)
+      if ((await call(svc.baseURL, "GET", "/v1/status", { key: String(limited.api_key) })).status === 429) refused++;
     expect(refused).toBeGreaterThanOrEqual(3);
     await sleep(1_100);
     expect((await call(svc.baseURL, "GET", "/v1/optimize/health", { key: ws.apiKey })).status).toBe(200);
@@ -305,7 +337,12 @@ describe("webhooks from a running serve", () => {
     expect(mine).toHaveLength(2);
     expect(mine.every((m) => m.type === "billing.usage_threshold" && m.verified)).toBe(true);
     expect(mine.map((m) => m.data.share).sort()).toEqual([0.5, 1]);
-    expect(mine.find((m) => m.data.share === 1)!.data).toMatchObject({ workspace_id: workspaceId, plan: "metered", quota_writes: 2, writes: 2 });
+    expect(mine.find((m) => m.data.share === 1)!.data).toMatchObject({
+      workspace_id: workspaceId,
+      plan: "metered",
+      quota_writes: 2,
+      writes: 2,
+    });
   });
 
   it("when a billing cycle has ended, its usage summary is sent once", async () => {
@@ -316,7 +353,12 @@ describe("webhooks from a running serve", () => {
     // A day and a half have passed since the workspace was made: its first daily cycle is over.
     await onStore(svc, env, async (run) => {
       await run("UPDATE workspaces SET created_at = ? WHERE id = ?", [created, workspaceId]);
-      for (const [kind, at] of [["write", created + 1_000], ["write", created + 2_000], ["read", created + 3_000], ["write", created + day + 1_000]] as const) {
+      for (const [kind, at] of [
+        ["write", created + 1_000],
+        ["write", created + 2_000],
+        ["read", created + 3_000],
+        ["write", created + day + 1_000],
+      ] as const) {
         await run("INSERT INTO usage_events (workspace_id, kind, memory_id, created_at) VALUES (?, ?, NULL, ?)", [workspaceId, kind, at]);
       }
     });
@@ -343,6 +385,12 @@ describe("webhooks from a running serve", () => {
     expect(types.size).toBeGreaterThanOrEqual(12);
     expect(receiver.received.flatMap((m) => webhookPayloadProblems(m.body))).toEqual([]);
   });
+
+  it("no signing secret, API key or rejected text reached serve's log", () => {
+    const log = svc.stderr();
+    expect(log).toContain("webhook delivery failed"); // the log did record the deliveries above
+    expect(log).not.toMatch(/whsec_|svc_ws_[A-Za-z0-9]{20}|4111/);
+  });
 });
 
 describe("webhook targets", () => {
@@ -350,14 +398,31 @@ describe("webhook targets", () => {
     const extra = await freshDatabase();
     const svc = await startService({ env: { BRAIN_EMBEDDER: "lexical", ...extra } });
     try {
-      for (const url of ["http://127.0.0.1:9/x", "https://127.0.0.1/x", "https://localhost/x", "https://10.1.2.3/x", "https://[::1]/x", "https://169.254.169.254/latest", "ftp://example.com/x"]) {
+      for (const url of [
+        "http://127.0.0.1:9/x",
+        "https://127.0.0.1/x",
+        "https://localhost/x",
+        "https://10.1.2.3/x",
+        "https://[::1]/x",
+        "https://169.254.169.254/latest",
+        "ftp://example.com/x",
+      ]) {
         const res = await svc.admin(["webhook", "add", "--workspace", svc.workspaceId, "--url", url]);
         expect(res.code, url).not.toBe(0);
         expect(res.stderr, url).toMatch(/https|private|loopback/);
       }
       expect((await svc.adminJson(["webhook", "list"])).endpoints).toEqual([]);
 
-      const unknown = await svc.admin(["webhook", "add", "--workspace", svc.workspaceId, "--url", "https://example.com/x", "--events", "lifecycle,bogus"]);
+      const unknown = await svc.admin([
+        "webhook",
+        "add",
+        "--workspace",
+        svc.workspaceId,
+        "--url",
+        "https://example.com/x",
+        "--events",
+        "lifecycle,bogus",
+      ]);
       expect(unknown.code).not.toBe(0);
       expect(unknown.stderr).toContain('unknown webhook category or event type "bogus"');
       const noUrl = await svc.admin(["webhook", "add", "--workspace", svc.workspaceId]);
@@ -371,7 +436,15 @@ describe("webhook targets", () => {
       expect((await svc.adminJson(["webhook", "list"])).endpoints).toEqual([]);
 
       // A name that does not resolve (yet) is accepted with a warning: each delivery resolves and checks it.
-      const later = await svc.admin(["webhook", "add", "--workspace", svc.workspaceId, "--url", "https://hooks.brain-test.invalid/x", "--json"]);
+      const later = await svc.admin([
+        "webhook",
+        "add",
+        "--workspace",
+        svc.workspaceId,
+        "--url",
+        "https://hooks.brain-test.invalid/x",
+        "--json",
+      ]);
       expect(later.code, later.stderr).toBe(0);
       expect(later.stderr).toMatch(/warning: cannot resolve hooks\.brain-test\.invalid/);
     } finally {
@@ -383,7 +456,9 @@ describe("webhook targets", () => {
     const receiver = await startReceiver();
     const extra = await freshDatabase();
     // Added while the flag was on; this serve runs without it.
-    const svc = await startService({ env: { BRAIN_EMBEDDER: "lexical", BRAIN_WEBHOOK_POLL_MS: "100", BRAIN_WEBHOOK_RETRY_SCHEDULE: "0", ...extra } });
+    const svc = await startService({
+      env: { BRAIN_EMBEDDER: "lexical", BRAIN_WEBHOOK_POLL_MS: "100", BRAIN_WEBHOOK_RETRY_SCHEDULE: "0", ...extra },
+    });
     try {
       // A name that resolves to loopback, over https: refused on its resolved address, not its form.
       const inside = `https://localhost:${new URL(receiver.url).port}/inside`;
@@ -391,9 +466,12 @@ describe("webhook targets", () => {
       expect(added.code).not.toBe(0);
       expect(added.stderr).toMatch(/resolves to a loopback, private or link-local address/);
       const { runCli, baseEnv } = await import("../support/service.js");
-      const forced = await runCli(["admin", "webhook", "add", "--workspace", String(svc.workspaceId), "--url", inside, "--json", ...svc.storeArgs], {
-        env: baseEnv({ BRAIN_EMBEDDER: "lexical", BRAIN_WEBHOOK_ALLOW_PRIVATE: "1", ...extra }),
-      });
+      const forced = await runCli(
+        ["admin", "webhook", "add", "--workspace", String(svc.workspaceId), "--url", inside, "--json", ...svc.storeArgs],
+        {
+          env: baseEnv({ BRAIN_EMBEDDER: "lexical", BRAIN_WEBHOOK_ALLOW_PRIVATE: "1", ...extra }),
+        },
+      );
       expect(forced.code).toBe(0);
       const id = JSON.parse(forced.stdout).id as number;
       await svc.adminJson(["key", "create", svc.workspaceId]);
@@ -414,10 +492,27 @@ describe("webhook targets", () => {
 describe("delivery over https", () => {
   it("reaches an https receiver by name, its certificate checked against that name on the pinned address", async () => {
     const dir = mkdtempSync(join(tmpdir(), "brain-webhook-tls-"));
-    execFileSync("openssl", [
-      "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=localhost",
-      "-addext", "subjectAltName=DNS:localhost", "-keyout", join(dir, "key.pem"), "-out", join(dir, "cert.pem"),
-    ], { stdio: "ignore" });
+    execFileSync(
+      "openssl",
+      [
+        "req",
+        "-x509",
+        "-newkey",
+        "rsa:2048",
+        "-nodes",
+        "-days",
+        "1",
+        "-subj",
+        "/CN=localhost",
+        "-addext",
+        "subjectAltName=DNS:localhost",
+        "-keyout",
+        join(dir, "key.pem"),
+        "-out",
+        join(dir, "cert.pem"),
+      ],
+      { stdio: "ignore" },
+    );
     const receiver = await startReceiver({ tls: { cert: readFileSync(join(dir, "cert.pem")), key: readFileSync(join(dir, "key.pem")) } });
     const extra = await freshDatabase();
     // The test's own certificate authority, trusted by this serve only.

@@ -89,7 +89,9 @@ export async function startReceiver(opts: { tls?: { cert: Buffer; key: Buffer } 
       const deadline = Date.now() + timeoutMs;
       while (!predicate(received)) {
         if (Date.now() > deadline) {
-          throw new Error(`the receiver did not get what was expected in ${timeoutMs} ms; got: ${JSON.stringify(received.map((m) => m.type))}`);
+          throw new Error(
+            `the receiver did not get what was expected in ${timeoutMs} ms; got: ${JSON.stringify(received.map((m) => m.type))}`,
+          );
         }
         await new Promise((r) => setTimeout(r, 50));
       }

@@ -221,7 +221,7 @@ describe.skipIf(!available)("the dashboard in chromium", () => {
     const status = (key: string) => call(service.baseURL, "GET", ROUTES.status.path, { key });
     const recallIds = async (query: string) =>
       (await call(service.baseURL, "POST", ROUTES.retrieve.path, { key: service.apiKey, json: { query, top_k: 50 } })).json.memories.map(
-        (m: any) => m.id,
+        (m: { id: number }) => m.id,
       );
     const keyCount = async () => (await page.evaluate(async (ws) => (await (await fetch(`/api/workspaces/${ws}/keys`)).json()).keys.length, service.workspaceId)) as number;
 
@@ -230,7 +230,7 @@ describe.skipIf(!available)("the dashboard in chromium", () => {
       await page.getByRole("heading", { level: 1, name: "Settings" }).waitFor();
       await page.getByRole("button", { name: "Create a key" }).click();
       const shown = page.getByLabel("New API key");
-      const key = (await shown.textContent())!;
+      const key = await shown.inputValue();
       expect(key).toMatch(/^svc_ws_[0-9A-Za-z]{32}$/);
       expect((await status(key)).status).toBe(200);
       const id = Number(/Key #(\d+) is ready/.exec((await page.getByRole("status").filter({ hasText: "is ready" }).textContent())!)![1]);

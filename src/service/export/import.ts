@@ -6,7 +6,7 @@ import { createHash } from "node:crypto";
 import { createReadStream } from "node:fs";
 import { createInterface } from "node:readline";
 import type { Embedder } from "../models/types.js";
-import type { PiiType, PiiVerdict } from "../pipeline/pii-types.js";
+import type { PiiType, PiiVerdict } from "../pipeline/pii/types.js";
 import { screenMemory } from "../pipeline/screen.js";
 import type { MemoryRecord, MemoryStore, WorkspaceTx } from "../store/types.js";
 import type { Workspace } from "../types.js";

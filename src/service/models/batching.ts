@@ -1,101 +1,148 @@
-// Coalesces concurrent embed() calls into one model call: under a fleet, many stores and recalls arrive in the same
-// tick, and one batch of short texts costs less than as many single runs. A batch is also capped by its characters:
-// the model's cost grows with the text, and a batch of long documents would hold the model (and every query queued
-// behind it) for seconds.
+// Cross-request batching over a pool of model workers: under a fleet, many stores and recalls arrive together, and
+// one model run over several short texts costs less per text than as many single runs. The dispatcher knows nothing
+// of the runtime behind each worker (ONNX native, WebAssembly, or a stand-in): it only calls embed().
 import type { Embedder } from "./types.js";
 
 export interface BatchingOptions {
   /** Most texts gathered into one model call (a single request larger than this still runs whole, alone). */
   maxTexts?: number;
-  /** Most characters gathered into one model call (the same exception for a single larger request). */
+  /**
+   * Most padded characters in one model call: its texts × its longest text, which is what a run costs (every text
+   * is padded to the longest). The same exception for a single larger request.
+   */
   maxChars?: number;
+  /**
+   * How long (ms) a waiting text may be held for others to join it while another worker is busy. A text that arrives
+   * when every worker is idle is sent at once (after the current tick): a request alone never waits for a batch.
+   */
+  windowMs?: number;
 }
 
 type Purpose = "document" | "query";
 
 interface Pending {
   texts: readonly string[];
+  purpose: Purpose;
+  longest: number;
   resolve: (vectors: Float32Array[]) => void;
   reject: (error: unknown) => void;
 }
 
-export const DEFAULT_BATCH_TEXTS = 32;
-/** About 500 pieces: 0.2-0.3 s of the model on this project's 2-core test machine. */
-export const DEFAULT_BATCH_CHARS = 2_000;
+/** Measured with `node test/bench/batching.js` (test/bench/README.md): above 16 a batch's cost per text stops falling. */
+export const DEFAULT_BATCH_TEXTS = 8;
+/** About 250 padded pieces: padding costs (a document batch of mixed lengths costs more per text than one at a time). */
+export const DEFAULT_BATCH_CHARS = 1_000;
+/** Measured with the fleet benchmark: long enough for the requests of one burst to meet, short beside a model run. */
+export const DEFAULT_BATCH_WINDOW_MS = 2;
 
 /**
- * The same embedder (id, dimensions, thresholds, distinctFacts), but calls of one purpose that arrive in the same
- * tick, or while a batch is running, go to the model together; one model call runs at a time.
+ * One embedder (the first worker's id, dimensions, thresholds, distinctFacts) over `workers`, each running the same
+ * model. Calls of one purpose are gathered into batches, each batch ordered by length so its padding stays small, and
+ * each idle worker takes the oldest waiting batch.
  */
-/** A closable embedder stays closable (its close() is passed through). */
-export function batchEmbeddings(embedder: Embedder & { close?: () => Promise<void> }, opts: BatchingOptions = {}): Embedder & { close?: () => Promise<void> } {
+export function batchEmbeddings(
+  workers: (Embedder & { close?: () => Promise<void> }) | readonly (Embedder & { close?: () => Promise<void> })[],
+  opts: BatchingOptions = {},
+): Embedder & { close?: () => Promise<void> } {
+  const pool = Array.isArray(workers) ? [...workers] : [workers as Embedder & { close?: () => Promise<void> }];
+  if (pool.length === 0) throw new Error("batchEmbeddings needs at least one worker");
+  const model = pool[0]!;
   const maxTexts = Math.max(1, opts.maxTexts ?? DEFAULT_BATCH_TEXTS);
   const maxChars = Math.max(1, opts.maxChars ?? DEFAULT_BATCH_CHARS);
-  const charsOf = (p: Pending) => p.texts.reduce((sum, t) => sum + t.length, 0);
-  const waiting: Record<Purpose, Pending[]> = { document: [], query: [] };
-  let running = false;
-  let scheduled = false;
-  // Alternates purposes when both wait, so a stream of queries cannot starve documents (or the reverse).
-  let lastPurpose: Purpose = "query";
+  const windowMs = Math.max(0, opts.windowMs ?? DEFAULT_BATCH_WINDOW_MS);
+  const idle = [...pool];
+  const waiting: Pending[] = [];
+  let timer: NodeJS.Timeout | null = null;
+  let immediate: NodeJS.Immediate | null = null;
 
   function schedule(): void {
-    if (running || scheduled) return;
-    scheduled = true;
+    if (waiting.length === 0 || idle.length === 0 || immediate) return;
+    if (idle.length < pool.length && waitingTexts() < maxTexts) {
+      timer ??= setTimeout(() => {
+        timer = null;
+        dispatch();
+      }, windowMs);
+      return;
+    }
+    if (timer) clearTimeout(timer), (timer = null);
     // setImmediate, not a microtask: requests parsed in the same poll phase join the batch.
-    setImmediate(() => {
-      scheduled = false;
-      void runNext();
+    immediate = setImmediate(() => {
+      immediate = null;
+      dispatch();
     });
   }
 
-  async function runNext(): Promise<void> {
-    if (running) return;
-    const other: Purpose = lastPurpose === "document" ? "query" : "document";
-    const purpose: Purpose | null = waiting[other].length ? other : waiting[lastPurpose].length ? lastPurpose : null;
-    if (!purpose) return;
-    lastPurpose = purpose;
-    const queue = waiting[purpose];
-    const batch: Pending[] = [queue.shift()!];
-    let count = batch[0]!.texts.length;
-    let chars = charsOf(batch[0]!);
-    while (queue.length && count + queue[0]!.texts.length <= maxTexts && chars + charsOf(queue[0]!) <= maxChars) {
-      const next = queue.shift()!;
+  const waitingTexts = () => waiting.reduce((sum, p) => sum + p.texts.length, 0);
+
+  /** The oldest waiting call and those of its purpose queued after it that fit the batch's limits. */
+  function takeBatch(): Pending[] {
+    const first = waiting.shift()!;
+    const batch = [first];
+    let count = first.texts.length;
+    let longest = first.longest;
+    for (let i = 0; i < waiting.length && count < maxTexts; ) {
+      const next = waiting[i]!;
+      const padded = (count + next.texts.length) * Math.max(longest, next.longest);
+      if (next.purpose !== first.purpose || count + next.texts.length > maxTexts || padded > maxChars) {
+        i++;
+        continue;
+      }
+      waiting.splice(i, 1);
       batch.push(next);
       count += next.texts.length;
-      chars += charsOf(next);
+      longest = Math.max(longest, next.longest);
     }
-    running = true;
+    return batch;
+  }
+
+  function dispatch(): void {
+    while (idle.length > 0 && waiting.length > 0) void run(idle.shift()!, takeBatch());
+  }
+
+  async function run(worker: Embedder, batch: Pending[]): Promise<void> {
+    const owners: { pending: Pending; at: number }[] = [];
+    for (const pending of batch) pending.texts.forEach((_, at) => owners.push({ pending, at }));
+    // Ordered by length: a run pads every text to its longest, so like lengths together waste the least.
+    owners.sort((a, b) => a.pending.texts[a.at]!.length - b.pending.texts[b.at]!.length);
     try {
-      const texts = batch.flatMap((p) => p.texts);
-      const vectors = await embedder.embed(texts, purpose);
-      let at = 0;
-      for (const p of batch) {
-        p.resolve(vectors.slice(at, at + p.texts.length));
-        at += p.texts.length;
-      }
+      const vectors = await worker.embed(
+        owners.map((o) => o.pending.texts[o.at]!),
+        batch[0]!.purpose,
+      );
+      const results = new Map(batch.map((p) => [p, new Array<Float32Array>(p.texts.length)]));
+      owners.forEach((o, k) => (results.get(o.pending)![o.at] = vectors[k]!));
+      for (const [pending, result] of results) pending.resolve(result);
     } catch (error) {
-      for (const p of batch) p.reject(error);
+      for (const pending of batch) pending.reject(error);
     } finally {
-      running = false;
-      if (waiting.document.length || waiting.query.length) void runNext();
+      idle.push(worker);
+      // What queued while this batch ran has waited a model run already: it goes now, without a window.
+      if (!immediate) dispatch();
     }
   }
 
-  const wrapped: Embedder & { close?: () => Promise<void> } = {
-    id: embedder.id,
-    dimensions: embedder.dimensions,
-    dedupThreshold: embedder.dedupThreshold,
-    load: () => embedder.load(),
+  const batched: Embedder & { close?: () => Promise<void> } = {
+    id: model.id,
+    dimensions: model.dimensions,
+    dedupThreshold: model.dedupThreshold,
+    load: async () => void (await Promise.all(pool.map((w) => w.load()))),
     embed(texts, purpose) {
       if (texts.length === 0) return Promise.resolve([]);
       return new Promise<Float32Array[]>((resolve, reject) => {
-        waiting[purpose].push({ texts: [...texts], resolve, reject });
+        const copy = [...texts];
+        waiting.push({ texts: copy, purpose, longest: Math.max(...copy.map((t) => t.length)), resolve, reject });
         schedule();
       });
     },
   };
-  if (embedder.distinctFacts) wrapped.distinctFacts = embedder.distinctFacts.bind(embedder);
-  const closable = embedder as Embedder & { close?: () => Promise<void> };
-  if (closable.close) wrapped.close = closable.close.bind(embedder);
-  return wrapped;
+  if (model.distinctFacts) batched.distinctFacts = model.distinctFacts.bind(model);
+  if (pool.some((w) => w.close)) {
+    batched.close = async () => {
+      clearTimeout(timer ?? undefined);
+      clearImmediate(immediate ?? undefined);
+      timer = immediate = null;
+      await Promise.all(pool.map((w) => w.close?.()));
+    };
+  }
+  return batched;
 }

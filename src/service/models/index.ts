@@ -4,7 +4,9 @@ import { createOfflineEmbedder, modelDirectory, offlineEmbedderKind, type Offlin
 import { createOfflineJudge } from "./judge/index.js";
 import { createProviderJudge } from "./judge/provider.js";
 import { createProviderEmbedder } from "./provider/embeddings.js";
-import { batchEmbeddings } from "./batching.js";
+import { availableParallelism } from "node:os";
+import { DEFAULT_BATCH_TEXTS, DEFAULT_BATCH_WINDOW_MS, batchEmbeddings } from "./batching.js";
+import { DEFAULT_EMBED_CACHE_MB, cacheEmbeddings } from "./embedding-cache.js";
 import { createWorkerEmbedder, defaultWorkerUrl } from "./worker-embedder.js";
 
 export type { Embedder, Judge } from "./types.js";
@@ -43,13 +45,15 @@ export async function loadModels(env: NodeJS.ProcessEnv = process.env, options: 
   const offlineJudge = createOfflineJudge({ embedderId: embedder.id });
   const judge = createProviderJudge(env, offlineJudge, { warn }) ?? offlineJudge;
   await Promise.all([embedder === offline ? offline.load() : Promise.resolve(), judge.load()]);
-  return { embedder, judge, close: async () => offline.close?.() };
+  const cacheMb = nonNegativeNumber(env.BRAIN_EMBED_CACHE_MB, DEFAULT_EMBED_CACHE_MB);
+  return { embedder: cacheEmbeddings(embedder, cacheMb * 2 ** 20), judge, close: async () => offline.close?.() };
 }
 
 /**
- * The offline embedder. By default the sentence model runs in one worker thread and concurrent calls are batched,
- * so the event loop keeps serving while it works. BRAIN_EMBED_WORKER=0 runs it in-process, one call at a time (the
- * old path). The lexical embedder (no model) and a run from TypeScript source (no compiled worker) stay in-process.
+ * The offline embedder. By default the sentence model runs in a pool of worker threads, one per core
+ * (BRAIN_EMBED_WORKERS), each with one ONNX thread, and concurrent calls are batched across requests, so the event
+ * loop keeps serving while they work. BRAIN_EMBED_WORKER=0 runs it in-process, one call at a time (the old path). The
+ * lexical embedder (no model) and a run from TypeScript source (no compiled worker) stay in-process.
  */
 function offlineEmbedder(env: NodeJS.ProcessEnv): Embedder & { close?: () => Promise<void> } {
   const kind = offlineEmbedderKind(env);
@@ -57,5 +61,15 @@ function offlineEmbedder(env: NodeJS.ProcessEnv): Embedder & { close?: () => Pro
   const workerOff = (env.BRAIN_EMBED_WORKER ?? "").trim() === "0";
   const workerUrl = workerOff || kind === "lexical" ? null : defaultWorkerUrl();
   if (!workerUrl) return createOfflineEmbedder(kind, options);
-  return batchEmbeddings(createWorkerEmbedder(kind, { ...options, workerUrl }));
+  const count = Math.max(1, Math.floor(nonNegativeNumber(env.BRAIN_EMBED_WORKERS, availableParallelism())));
+  const workers = Array.from({ length: count }, () => createWorkerEmbedder(kind, { ...options, workerUrl }));
+  return batchEmbeddings(workers, {
+    windowMs: nonNegativeNumber(env.BRAIN_EMBED_BATCH_WINDOW_MS, DEFAULT_BATCH_WINDOW_MS),
+    maxTexts: nonNegativeNumber(env.BRAIN_EMBED_BATCH_TEXTS, DEFAULT_BATCH_TEXTS),
+  });
+}
+
+function nonNegativeNumber(raw: string | undefined, fallback: number): number {
+  const n = raw === undefined || raw.trim() === "" ? NaN : Number(raw);
+  return Number.isFinite(n) && n >= 0 ? n : fallback;
 }

@@ -3,25 +3,24 @@
 // billed exactly once.
 import type { StoreResponse } from "../../contract/wire.js";
 import type { WorkspaceTx } from "../store/types.js";
-import type { Draft } from "./draft.js";
+import type { ReadyToCommit } from "./draft.js";
 
-export async function commit(draft: Draft, tx: WorkspaceTx, nowMs: number): Promise<StoreResponse> {
-  const temporal = draft.temporal!;
+export async function commit(draft: ReadyToCommit, tx: WorkspaceTx, nowMs: number): Promise<StoreResponse> {
+  const { temporal, importance, categories } = draft;
   const validUntil = temporal.valid_until === null ? null : Date.parse(temporal.valid_until);
   const dup = draft.duplicateOf;
   let memoryId: number;
   if (dup) {
-    const keepNew = draft.keepsNewText === true;
     memoryId = dup.memory.id;
     await tx.updateMemory(
       memoryId,
       {
         meta: dup.meta,
-        importance: draft.importance!,
+        importance,
         temporal_type: temporal.type,
         valid_until: validUntil,
-        categories: draft.categories!,
-        ...(keepNew ? { text: draft.text, vector: draft.vector!, embedder_id: draft.embedderId! } : {}),
+        categories,
+        ...(dup.keepsNewText ? { text: draft.text, vector: draft.vector, embedder_id: draft.embedderId } : {}),
       },
       nowMs,
     );
@@ -30,12 +29,12 @@ export async function commit(draft: Draft, tx: WorkspaceTx, nowMs: number): Prom
       workspace_id: draft.workspaceId,
       text: draft.text,
       meta: draft.meta,
-      vector: draft.vector!,
-      embedder_id: draft.embedderId!,
-      importance: draft.importance!,
+      vector: draft.vector,
+      embedder_id: draft.embedderId,
+      importance,
       temporal_type: temporal.type,
       valid_until: validUntil,
-      categories: draft.categories!,
+      categories,
       created_at: nowMs,
     });
     memoryId = inserted.id;
@@ -47,8 +46,8 @@ export async function commit(draft: Draft, tx: WorkspaceTx, nowMs: number): Prom
     memory_id: memoryId,
     workspace_id: draft.workspaceId,
     dedup: dup ? { action: "merged", existing_id: memoryId } : { action: "stored_new", existing_id: null },
-    importance: draft.importance!,
-    categories: draft.categories!,
+    importance,
+    categories,
     temporal,
   };
 }

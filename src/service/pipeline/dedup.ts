@@ -5,7 +5,7 @@
 // fact is data loss; a merge not made only leaves a near-copy.
 import { META_MAX_BYTES, META_MAX_KEYS } from "../../contract/limits.js";
 import type { MemoryRecord } from "../store/types.js";
-import type { Draft } from "./draft.js";
+import type { Deduplicated, Judged } from "./draft.js";
 import { type SentenceCosines, cosinesByEmbedding, factConflict, keepsEveryFact } from "./same-fact.js";
 
 export interface NearestLookup {
@@ -56,12 +56,11 @@ export function mergeMeta(surviving: Record<string, unknown>, absorbed: Record<s
 }
 
 export async function dedup(
-  draft: Draft,
+  draft: Judged,
   lookup: NearestLookup,
   threshold: number,
   distinctFacts?: (a: string, b: string) => boolean,
-): Promise<Draft> {
-  if (!draft.vector) return { ...draft, duplicateOf: null };
+): Promise<Deduplicated> {
   for (const hit of lookup.candidates(draft.vector, threshold)) {
     const memory = await lookup.load(hit.id);
     if (!memory || factConflict(draft.text, memory.text) || distinctFacts?.(draft.text, memory.text)) continue;
@@ -75,7 +74,7 @@ export async function dedup(
         ? [[hit.cosine]]
         : measured(open, keptSentences);
     if (!meta || !(await keepsEveryFact(kept.text, replaced.text, cosines, threshold))) continue;
-    return { ...draft, duplicateOf: { memory, cosine: hit.cosine, meta }, keepsNewText };
+    return { ...draft, duplicateOf: { memory, cosine: hit.cosine, meta, keepsNewText } };
   }
   return { ...draft, duplicateOf: null };
 }

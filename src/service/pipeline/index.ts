@@ -7,12 +7,12 @@ import type { Embedder, Judge } from "../models/types.js";
 import type { MemoryStore } from "../store/types.js";
 import type { StoreInput } from "../types.js";
 import type { VectorIndexes } from "../retrieval/vector-index.js";
-import type { PiiVerdict } from "./pii-types.js";
+import type { PiiVerdict } from "./pii/types.js";
 import { categories } from "./categories.js";
 import { commit } from "./commit.js";
 import { DEDUP_CANDIDATES, dedup } from "./dedup.js";
-import type { Draft } from "./draft.js";
-import { embed, judgeDraft } from "./embed.js";
+import { embed } from "./embed.js";
+import { judgeDraft } from "./judge.js";
 import { replayOf, requestHash } from "./idempotency.js";
 import { importance } from "./importance.js";
 import { screen } from "./screen.js";
@@ -41,10 +41,8 @@ export async function runWritePipeline(
     if (replay) return replay;
   }
 
-  let draft: Draft = { workspaceId, text: input.text, meta: input.meta };
-  draft = screen(draft, deps.screenPii);
-  draft = await embed(draft, embedder);
-  draft = await judgeDraft(draft, deps.judge, deps.now());
+  const screened = screen({ workspaceId, text: input.text, meta: input.meta }, deps.screenPii);
+  const draft = await judgeDraft(await embed(screened, embedder), deps.judge, deps.now());
 
   return store.writeInWorkspace(workspaceId, async (tx) => {
     const nowMs = deps.now().getTime();
@@ -60,11 +58,8 @@ export async function runWritePipeline(
       load: (id: number) => tx.getMemory(id),
       embedSentences: (sentences: string[]) => embedder.embed(sentences, "document"),
     };
-    let d = await dedup(draft, lookup, embedder.dedupThreshold, embedder.distinctFacts?.bind(embedder));
-    d = importance(d);
-    d = temporal(d);
-    d = categories(d);
-    const response = await commit(d, tx, nowMs);
+    const deduplicated = await dedup(draft, lookup, embedder.dedupThreshold, embedder.distinctFacts?.bind(embedder));
+    const response = await commit(categories(temporal(importance(deduplicated))), tx, nowMs);
     if (idempotencyKey) {
       await tx.putIdempotency(
         { workspace_id: workspaceId, key: idempotencyKey, request_hash: hash, response, created_at: nowMs },

@@ -1,7 +1,7 @@
 // Stage 1: PII screening, before anything is embedded, stored or logged. The error names the kinds, never the text.
 // The memory is its text and its meta: both are screened, each on its own.
 import { ServiceError } from "../types.js";
-import type { PiiType, PiiVerdict } from "./pii-types.js";
+import type { PiiType, PiiVerdict } from "./pii/types.js";
 import type { Draft } from "./draft.js";
 
 /** meta's leaves as `key: value` lines, so a labelled value (`{"password": "…"}`) is screened as in text. */

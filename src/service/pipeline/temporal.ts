@@ -2,7 +2,7 @@
 // anything else is persistent. A merge keeps the temporal of the text it keeps.
 import type { Temporal } from "../../contract/wire.js";
 import { isoSeconds } from "../time.js";
-import { survivingIsNew, type Draft } from "./draft.js";
+import { survivingIsNew, type Deduplicated } from "./draft.js";
 
 export const PERSISTENT: Temporal = { type: "persistent", valid_until: null };
 
@@ -13,14 +13,14 @@ export function validTemporal(value: unknown): Temporal {
   return Number.isFinite(ms) ? { type: "time_bound", valid_until: isoSeconds(ms) } : PERSISTENT;
 }
 
-export function temporal(draft: Draft): Draft {
-  if (!survivingIsNew(draft)) {
-    const m = draft.duplicateOf!.memory;
+export function temporal<D extends Deduplicated>(draft: D): D & { temporal: Temporal } {
+  if (draft.duplicateOf && !survivingIsNew(draft)) {
+    const m = draft.duplicateOf.memory;
     const kept: Temporal =
       m.temporal_type === "time_bound" && m.valid_until !== null
         ? { type: "time_bound", valid_until: isoSeconds(m.valid_until) }
         : PERSISTENT;
     return { ...draft, temporal: kept };
   }
-  return { ...draft, temporal: validTemporal(draft.judgement?.temporal) };
+  return { ...draft, temporal: validTemporal(draft.judgement.temporal) };
 }

@@ -17,6 +17,7 @@ import {
   type MemoryStore,
   type NewMemory,
   type NewKey,
+  type ReadsBatch,
   type UsageKind,
   type VectorRecord,
   type WorkspaceTx,
@@ -267,6 +268,8 @@ const MIGRATIONS: string[] = [
   // 4: forgetting (a tombstone per forgotten memory, so every process's vector cache drops it; "delete" usage events)
   // and keys' last use.
   FORGETTING_AND_KEY_USE,
+  // 5: expiring idempotency keys by age without scanning all of the workspace's keys on every store (as PostgreSQL's).
+  "CREATE INDEX idempotency_age ON idempotency(workspace_id, created_at);",
 ];
 
 /** The schema version a current store is at (PRAGMA user_version after migrating). */
@@ -459,6 +462,17 @@ export function openSqliteStore(path: string): MemoryStore {
         "WHERE +workspace_id = ? AND id IN (SELECT value FROM json_each(?))",
     ),
   };
+
+  const touchCounted = db.prepare(
+    "UPDATE memories SET access_count = access_count + ?, last_accessed_at = max(coalesce(last_accessed_at, 0), ?) " +
+      "WHERE id = ? AND +workspace_id = ?",
+  );
+  const recordReads = db.transaction((batches: readonly ReadsBatch[]) => {
+    for (const { workspaceId, touched, readsAtMs } of batches) {
+      for (const t of touched) touchCounted.run(t.count, t.lastAtMs, t.id, workspaceId);
+      for (const at of readsAtMs) q.recordUsage.run(workspaceId, "read", null, at);
+    }
+  });
 
   const recordRead = db.transaction((workspaceId: number, ids: readonly number[], nowMs: number) => {
     if (ids.length > 0) q.touchMemories.run(nowMs, workspaceId, JSON.stringify(ids));
@@ -676,6 +690,9 @@ export function openSqliteStore(path: string): MemoryStore {
     },
     async recordRead(workspaceId, ids, nowMs) {
       await serialize(async () => recordRead(workspaceId, ids, nowMs));
+    },
+    async recordReads(batches) {
+      await serialize(async () => recordReads(batches));
     },
     async memoriesNotEmbeddedBy(embedderId, limit, workspaceId, fromPrefix = "") {
       const like = likePrefix(fromPrefix);

@@ -108,6 +108,15 @@ export interface IdempotencyRecord {
 
 export type UsageKind = "write" | "read";
 
+/** A workspace's retrievals gathered off the request path (src/service/bookkeeping.ts), written as one. */
+export interface ReadsBatch {
+  workspaceId: number;
+  /** Each memory returned: how many retrievals returned it, and the latest one's time. */
+  touched: readonly { id: number; count: number; lastAtMs: number }[];
+  /** One "read" usage event per retrieval, at its time. */
+  readsAtMs: readonly number[];
+}
+
 /** A workspace to insert; the store assigns its id. */
 export interface NewWorkspace {
   name: string;
@@ -249,6 +258,11 @@ export interface MemoryStore {
    * of the database server within about 0.6 s may forget the last reads' counts, never a memory.
    */
   recordRead(workspaceId: number, ids: readonly number[], nowMs: number): Promise<void>;
+  /**
+   * Many retrievals' bookkeeping in one transaction (access_count + count, last_accessed_at = the later of the two,
+   * the usage events), with recordRead's durability. Does not bump rev.
+   */
+  recordReads(batches: readonly ReadsBatch[]): Promise<void>;
   /**
    * Up to `limit` memories (oldest rev first) whose embedder_id differs from `embedderId` (re-embedding), only those
    * whose embedder_id starts with `fromPrefix` when given.

@@ -9,7 +9,15 @@ function addMonths(anchor: Date, months: number): number {
   const m = anchor.getUTCMonth() + months;
   // The 31st of a short month is its last day.
   const lastDay = new Date(Date.UTC(y, m + 1, 0)).getUTCDate();
-  return Date.UTC(y, m, Math.min(anchor.getUTCDate(), lastDay), anchor.getUTCHours(), anchor.getUTCMinutes(), anchor.getUTCSeconds(), anchor.getUTCMilliseconds());
+  return Date.UTC(
+    y,
+    m,
+    Math.min(anchor.getUTCDate(), lastDay),
+    anchor.getUTCHours(),
+    anchor.getUTCMinutes(),
+    anchor.getUTCSeconds(),
+    anchor.getUTCMilliseconds(),
+  );
 }
 
 /** The cycle [start, end) that holds `atMs`, for a workspace created at `anchorMs` (ms). */

@@ -6,7 +6,7 @@ import type { LookupFunction } from "node:net";
 import { randomBytes } from "node:crypto";
 import { loadOptional } from "../http/optional-deps.js";
 import { RESPONSE_READ_LIMIT_BYTES } from "./settings.js";
-import { resolveTarget, UnsafeTargetError } from "./target.js";
+import { type ResolvedTarget, resolveTarget, UnsafeTargetError } from "./target.js";
 
 export const SECRET_PREFIX = "whsec_";
 
@@ -52,7 +52,7 @@ export async function attemptDelivery(
   opts: { allowPrivate: boolean; timeoutMs: number; now?: () => Date; userAgent: string },
 ): Promise<AttemptOutcome> {
   const started = Date.now();
-  let target;
+  let target: ResolvedTarget;
   try {
     target = await resolveTarget(message.url, opts.allowPrivate, opts.timeoutMs);
   } catch (err) {
@@ -109,10 +109,7 @@ export async function attemptDelivery(
         };
       },
     );
-    const timer = setTimeout(
-      () => finish({ ok: false, statusCode: null, error: `no answer within ${opts.timeoutMs} ms` }),
-      remainingMs,
-    );
+    const timer = setTimeout(() => finish({ ok: false, statusCode: null, error: `no answer within ${opts.timeoutMs} ms` }), remainingMs);
     req.on("error", (err: NodeJS.ErrnoException) => finish({ ok: false, statusCode: null, error: err.code ?? err.message }));
     req.end(message.body);
   });

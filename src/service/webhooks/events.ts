@@ -29,7 +29,14 @@ export const TEST_EVENT_TYPE = "webhook.test";
 /** A subscription names categories and event types; empty means every event. */
 export function parseSubscription(raw: string | undefined): string[] {
   if (raw === undefined || raw.trim() === "" || raw.trim() === "*") return [];
-  const names = [...new Set(raw.split(",").map((s) => s.trim()).filter((s) => s !== ""))];
+  const names = [
+    ...new Set(
+      raw
+        .split(",")
+        .map((s) => s.trim())
+        .filter((s) => s !== ""),
+    ),
+  ];
   for (const name of names) {
     if (!(WEBHOOK_CATEGORIES as readonly string[]).includes(name) && !(name in WEBHOOK_EVENT_TYPES)) {
       throw new Error(

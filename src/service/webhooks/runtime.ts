@@ -114,7 +114,12 @@ export function createWebhookRuntime(deps: WebhookRuntimeDeps): WebhookRuntime {
 
   async function send(delivery: ClaimedDelivery): Promise<void> {
     const outcome = await attemptDelivery(
-      { url: delivery.url, secret: delivery.secret, msgId: delivery.msg_id, body: messageBody(delivery.type, delivery.event_created_at, delivery.data) },
+      {
+        url: delivery.url,
+        secret: delivery.secret,
+        msgId: delivery.msg_id,
+        body: messageBody(delivery.type, delivery.event_created_at, delivery.data),
+      },
       { allowPrivate: settings.allowPrivate, timeoutMs: settings.responseTimeoutMs, userAgent, now: () => new Date(now()) },
     ).catch((err: Error): AttemptOutcome => ({ ok: false, statusCode: null, error: err.message }));
     await record(delivery, outcome);
@@ -138,7 +143,15 @@ export function createWebhookRuntime(deps: WebhookRuntimeDeps): WebhookRuntime {
           await hooks.insertEvent({
             workspace_id: workspace.id,
             type: "billing.usage_threshold",
-            data: { ...base, cycle_start: iso(cycle.start), cycle_end: iso(cycle.end), quota_writes: quota, share, writes: used.write, reads: used.read },
+            data: {
+              ...base,
+              cycle_start: iso(cycle.start),
+              cycle_end: iso(cycle.end),
+              quota_writes: quota,
+              share,
+              writes: used.write,
+              reads: used.read,
+            },
             dedup_key: `billing.usage_threshold:${workspace.id}:${cycle.start}:${share}`,
             created_at: at,
           });
@@ -150,7 +163,14 @@ export function createWebhookRuntime(deps: WebhookRuntimeDeps): WebhookRuntime {
         await hooks.insertEvent({
           workspace_id: workspace.id,
           type: "billing.cycle_summary",
-          data: { ...base, cycle_start: iso(previous.start), cycle_end: iso(previous.end), quota_writes: quota, writes: used.write, reads: used.read },
+          data: {
+            ...base,
+            cycle_start: iso(previous.start),
+            cycle_end: iso(previous.end),
+            quota_writes: quota,
+            writes: used.write,
+            reads: used.read,
+          },
           dedup_key: `billing.cycle_summary:${workspace.id}:${previous.start}`,
           created_at: at,
         });
@@ -168,8 +188,10 @@ export function createWebhookRuntime(deps: WebhookRuntimeDeps): WebhookRuntime {
       lastBillingCheck = at;
       await checkBilling(at);
     }
-    while ((await hooks.fanOut(now(), FAN_OUT_BATCH)) === FAN_OUT_BATCH);
+    const work = await hooks.pendingWork(now());
+    if (work.unsent) while ((await hooks.fanOut(now(), FAN_OUT_BATCH)) === FAN_OUT_BATCH);
     let attempted = 0;
+    if (!work.unsent && !work.due) return attempted;
     for (;;) {
       const due = await hooks.claim(now(), settings.leaseMs, CLAIM_BATCH);
       await Promise.all(due.map(send));
@@ -233,7 +255,8 @@ export function createWebhookRuntime(deps: WebhookRuntimeDeps): WebhookRuntime {
       await running;
     },
     requestAnswered(request) {
-      if (request.status === 422 && request.code === "pii_detected" && request.workspaceId !== null) count("pii_rejections", request.workspaceId);
+      if (request.status === 422 && request.code === "pii_detected" && request.workspaceId !== null)
+        count("pii_rejections", request.workspaceId);
       else if (request.status === 429 && request.workspaceId !== null) count("rate_limited", request.workspaceId);
       else if (request.status === 401 && request.bearer) {
         hooks

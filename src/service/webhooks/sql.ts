@@ -16,15 +16,19 @@ export interface SqlRunner {
 export function sqliteRunner(db: BetterSqlite3.Database, serialize: <T>(fn: () => Promise<T>) => Promise<T>): SqlRunner {
   const statements = new Map<string, BetterSqlite3.Statement>();
   const prepare = (sql: string) => {
-    let statement = statements.get(sql);
-    if (!statement) statements.set(sql, (statement = db.prepare(sql)));
+    const known = statements.get(sql);
+    if (known) return known;
+    const statement = db.prepare(sql);
+    statements.set(sql, statement);
     return statement;
   };
   const direct: SqlRunner = {
     dialect: "sqlite",
     all: async <R>(sql: string, params: unknown[] = []) => {
       const statement = prepare(sql);
-      return (statement.reader ? statement.all(...params) : (statement.run(...params), [])) as R[];
+      if (statement.reader) return statement.all(...params) as R[];
+      statement.run(...params);
+      return [];
     },
     run: async (sql, params = []) => prepare(sql).run(...params).changes,
     transaction: (fn) => fn(direct),

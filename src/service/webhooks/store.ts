@@ -78,6 +78,8 @@ export interface WebhookStore {
   hasMark(workspaceId: number, mark: string): Promise<boolean>;
   clearMark(workspaceId: number, mark: string): Promise<void>;
   /** Turns up to `limit` new events into deliveries, one per subscribed, enabled endpoint; returns how many events. */
+  /** Whether any event awaits fan-out and any delivery is due: a read, so an idle worker takes no write lock. */
+  pendingWork(nowMs: number): Promise<{ unsent: boolean; due: boolean }>;
   fanOut(nowMs: number, limit: number): Promise<number>;
   /** Leases up to `limit` due deliveries of enabled endpoints (several processes never lease the same one). */
   claim(nowMs: number, leaseMs: number, limit: number): Promise<ClaimedDelivery[]>;
@@ -124,11 +126,16 @@ export function createWebhookStore(sql: SqlRunner): WebhookStore {
       const rows =
         workspaceId === undefined
           ? await sql.all<EndpointRow>(`SELECT ${ENDPOINT_COLUMNS} FROM webhook_endpoints ORDER BY id`)
-          : await sql.all<EndpointRow>(`SELECT ${ENDPOINT_COLUMNS} FROM webhook_endpoints WHERE workspace_id = ? ORDER BY id`, [workspaceId]);
+          : await sql.all<EndpointRow>(`SELECT ${ENDPOINT_COLUMNS} FROM webhook_endpoints WHERE workspace_id = ? ORDER BY id`, [
+              workspaceId,
+            ]);
       return rows.map(toEndpoint);
     },
     async getEndpoint(id) {
-      const rows = await sql.all<EndpointRow & { secret: string }>(`SELECT ${ENDPOINT_COLUMNS}, secret FROM webhook_endpoints WHERE id = ?`, [id]);
+      const rows = await sql.all<EndpointRow & { secret: string }>(
+        `SELECT ${ENDPOINT_COLUMNS}, secret FROM webhook_endpoints WHERE id = ?`,
+        [id],
+      );
       return rows[0] ? { ...toEndpoint(rows[0]), secret: rows[0].secret } : null;
     },
     removeEndpoint: async (id) => (await sql.run("DELETE FROM webhook_endpoints WHERE id = ?", [id])) > 0,
@@ -142,10 +149,11 @@ export function createWebhookStore(sql: SqlRunner): WebhookStore {
     insertEvent: (e) => insertEvent(sql, e),
     markAndInsert: (mark, e) =>
       sql.transaction(async (tx) => {
-        const set = await tx.run(
-          "INSERT INTO webhook_marks (workspace_id, mark, created_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
-          [e.workspace_id, mark, e.created_at],
-        );
+        const set = await tx.run("INSERT INTO webhook_marks (workspace_id, mark, created_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING", [
+          e.workspace_id,
+          mark,
+          e.created_at,
+        ]);
         if (set === 0) return false;
         await insertEvent(tx, e);
         return true;
@@ -156,6 +164,18 @@ export function createWebhookStore(sql: SqlRunner): WebhookStore {
       await sql.run("DELETE FROM webhook_marks WHERE workspace_id = ? AND mark = ?", [workspaceId, mark]);
     },
 
+    async pendingWork(nowMs) {
+      const rows = await sql.all<{ unsent: unknown; due: unknown }>(
+        `SELECT EXISTS (SELECT 1 FROM webhook_events WHERE fanned_out_at IS NULL) AS unsent,
+                EXISTS (SELECT 1 FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id
+                         WHERE d.status = 'pending' AND d.next_attempt_at <= ? AND (d.lease_until IS NULL OR d.lease_until < ?)
+                           AND e.disabled_at IS NULL) AS due`,
+        [nowMs, nowMs],
+      );
+      // SQLite answers 0/1, PostgreSQL booleans.
+      return { unsent: Boolean(rows[0]?.unsent), due: Boolean(rows[0]?.due) };
+    },
+
     fanOut: (nowMs, limit) =>
       sql.transaction(async (tx) => {
         const events = await tx.all<{ id: number; workspace_id: number; type: string; endpoint_id: number | null; created_at: number }>(
@@ -164,10 +184,9 @@ export function createWebhookStore(sql: SqlRunner): WebhookStore {
         );
         for (const event of events) {
           const endpoints = (
-            await tx.all<EndpointRow>(
-              `SELECT ${ENDPOINT_COLUMNS} FROM webhook_endpoints WHERE workspace_id = ? AND disabled_at IS NULL`,
-              [event.workspace_id],
-            )
+            await tx.all<EndpointRow>(`SELECT ${ENDPOINT_COLUMNS} FROM webhook_endpoints WHERE workspace_id = ? AND disabled_at IS NULL`, [
+              event.workspace_id,
+            ])
           ).map(toEndpoint);
           // An endpoint hears the events that happened after it was added (a test event: only its own).
           const targets = endpoints.filter((e) =>

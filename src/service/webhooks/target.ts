@@ -7,14 +7,35 @@ import { BlockList, isIP } from "node:net";
 /** Addresses a webhook must not reach: loopback, private, link-local, shared, reserved, multicast, documentation. */
 const NOT_PUBLIC = new BlockList();
 for (const [net, prefix] of [
-  ["0.0.0.0", 8], ["10.0.0.0", 8], ["100.64.0.0", 10], ["127.0.0.0", 8], ["169.254.0.0", 16], ["172.16.0.0", 12],
-  ["192.0.0.0", 24], ["192.0.2.0", 24], ["192.88.99.0", 24], ["192.168.0.0", 16], ["198.18.0.0", 15],
-  ["198.51.100.0", 24], ["203.0.113.0", 24], ["224.0.0.0", 4], ["240.0.0.0", 4],
-] as const) NOT_PUBLIC.addSubnet(net, prefix, "ipv4");
+  ["0.0.0.0", 8],
+  ["10.0.0.0", 8],
+  ["100.64.0.0", 10],
+  ["127.0.0.0", 8],
+  ["169.254.0.0", 16],
+  ["172.16.0.0", 12],
+  ["192.0.0.0", 24],
+  ["192.0.2.0", 24],
+  ["192.88.99.0", 24],
+  ["192.168.0.0", 16],
+  ["198.18.0.0", 15],
+  ["198.51.100.0", 24],
+  ["203.0.113.0", 24],
+  ["224.0.0.0", 4],
+  ["240.0.0.0", 4],
+] as const)
+  NOT_PUBLIC.addSubnet(net, prefix, "ipv4");
 for (const [net, prefix] of [
-  ["::", 128], ["::1", 128], ["64:ff9b:1::", 48], ["100::", 64], ["2001:db8::", 32],
-  ["fc00::", 7], ["fe80::", 10], ["fec0::", 10], ["ff00::", 8],
-] as const) NOT_PUBLIC.addSubnet(net, prefix, "ipv6");
+  ["::", 128],
+  ["::1", 128],
+  ["64:ff9b:1::", 48],
+  ["100::", 64],
+  ["2001:db8::", 32],
+  ["fc00::", 7],
+  ["fe80::", 10],
+  ["fec0::", 10],
+  ["ff00::", 8],
+] as const)
+  NOT_PUBLIC.addSubnet(net, prefix, "ipv6");
 
 // (Not in NOT_PUBLIC: Node's BlockList matches every IPv4 address against an IPv4-mapped IPv6 rule.)
 const IPV4_MAPPED = new BlockList();
@@ -24,7 +45,10 @@ IPV4_MAPPED.addSubnet("::ffff:0:0", 96, "ipv6");
 function mappedIpv4(address: string): string | null {
   if (!IPV4_MAPPED.check(address, "ipv6")) return null;
   const canonical = new URL(`http://[${address}]/`).hostname.slice(1, -1);
-  const [hi, lo] = canonical.split(":").slice(-2).map((h) => parseInt(h, 16)) as [number, number];
+  const [hi, lo] = canonical
+    .split(":")
+    .slice(-2)
+    .map((h) => parseInt(h, 16)) as [number, number];
   return [hi >> 8, hi & 255, lo >> 8, lo & 255].join(".");
 }
 

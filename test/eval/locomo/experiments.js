@@ -14,10 +14,11 @@ import { conversationIds, loadConversation } from "./dataset.js";
 import { createBm25Okapi } from "./bm25.js";
 import { cosines, embedAll, loadEmbedder } from "./dense.js";
 import { createLexicalIndex } from "./lexical-index.js";
+import { createPgLexical } from "./pg-lexical.js";
 import { firstHit, rankByScore, reciprocalRankFusion, summarize } from "./measures.js";
 
 const HERE = fileURLToPath(new URL("../../../", import.meta.url));
-const { values: args } = parseArgs({ options: { conversations: { type: "string" }, only: { type: "string" }, categories: { type: "boolean" } } });
+const { values: args } = parseArgs({ options: { conversations: { type: "string" }, only: { type: "string" }, categories: { type: "boolean" }, postgres: { type: "boolean" } } });
 process.env.TMPDIR ??= path.join("/tmp", "locomo");
 mkdirSync(process.env.TMPDIR, { recursive: true });
 
@@ -71,6 +72,8 @@ async function main() {
 
   // Per question: every candidate list the recipes below draw on, computed once.
   const questions = [];
+  const postgres = args.postgres ? await createPgLexical(conversations) : null;
+  const PG_METHODS = ["simpleCd", "simpleRank", "englishCd", "simpleBm25", "englishBm25", "trgm"];
   for (const c of conversations) {
     const texts = c.turns.map((t) => t.text);
     const dense = {
@@ -89,6 +92,8 @@ async function main() {
         return rankByScore(scores, 100).map((i) => ({ index: i, score: scores[i] }));
       };
       const okapi = bm25.scores(q.question);
+      const pgLists = {};
+      if (postgres) for (const m of PG_METHODS) pgLists[`pg_${m}`] = await postgres.search(c.id, q.question, m);
       questions.push({
         conversation: c.id,
         category: q.category,
@@ -110,12 +115,14 @@ async function main() {
           wordsDate: dated.search("words", q.question, { depth: 100, contextWeight: 0.5 }),
           semantic: cos("semantic"),
           hybrid: cos("hybrid"),
+          ...pgLists,
         },
       });
     }
     index.close();
     dated.close();
   }
+  await postgres?.close();
 
   const ids_ = (list) => list.map((c) => c.index);
   const recipes = [];
@@ -167,6 +174,15 @@ async function main() {
       }
     }
   }
+  if (postgres) {
+    for (const m of PG_METHODS) {
+      add(`single pg_${m}`, (q) => ids_(q.lists[`pg_${m}`]));
+      for (const a of [0.5, 0.6, 0.7]) {
+        add(`pg convex pg_${m}+semantic a${a} /50`, (q) => convexFusion([q.lists[`pg_${m}`].slice(0, 50), q.lists.semantic.slice(0, 50)], [a, 1 - a]));
+      }
+      add(`pg RRF pg_${m}+semantic k10/50`, rrf([`pg_${m}`, "semantic"], 10, 50));
+    }
+  }
   for (const a of [0.2, 0.3, 0.4]) {
     add(`convex3 wordsStop+trigramStop+semantic ${a}/${a} /50`, (q) => convexFusion([q.lists.wordsStop.slice(0, 50), q.lists.trigramStop.slice(0, 50), q.lists.semantic.slice(0, 50)], [a, a, 1 - 2 * a]));
   }
@@ -202,7 +218,7 @@ async function main() {
     });
   }
 
-  const selected = args.only ? recipes.filter((r) => r.name.startsWith(args.only) || r.name.includes("protocol")) : recipes;
+  const selected = args.only ? recipes.filter((r) => args.only.split("|").some((o) => r.name.startsWith(o)) || r.name.includes("protocol")) : recipes;
   const results = selected.map((recipe) => {
     const ranks = questions.map((q) => firstHit(recipe.rank(q), q.relevant));
     const byConversation = Object.fromEntries(ids.map((id) => [id, summarize(ranks.filter((_, i) => questions[i].conversation === id))]));

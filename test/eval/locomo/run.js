@@ -43,7 +43,7 @@ function describeCheckout(dir) {
   const version = JSON.parse(readFileSync(path.join(dir, "package.json"), "utf8")).version;
   let commit = "";
   try {
-    commit = execFileSync("git", ["-C", dir, "rev-parse", "--short", "HEAD"], { encoding: "utf8" }).trim();
+    commit = execFileSync("git", ["-C", dir, "rev-parse", "--short", "HEAD"], { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim();
   } catch {}
   return `${dir} (brain-mcp ${version}${commit ? ` @ ${commit}` : ""})`;
 }

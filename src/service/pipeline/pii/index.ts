@@ -1,12 +1,12 @@
 // PII screening: the first stage of the write pipeline. Pure and synchronous; reports kinds, never values.
-import type { PiiType, PiiVerdict } from "./pii-types.js";
-import { containsApiKey } from "./pii/api-key.js";
-import { containsCredentialUrl } from "./pii/connection-string.js";
-import { containsCreditCard } from "./pii/credit-card.js";
-import { containsNationalId } from "./pii/national-id.js";
-import { containsPassword } from "./pii/password.js";
-import { normalizeForScreening } from "./pii/normalize.js";
-import { containsPrivateKey } from "./pii/private-key.js";
+import type { PiiType, PiiVerdict } from "./types.js";
+import { containsApiKey } from "./api-key.js";
+import { containsCredentialUrl } from "./connection-string.js";
+import { containsCreditCard } from "./credit-card.js";
+import { containsNationalId } from "./national-id.js";
+import { containsPassword } from "./password.js";
+import { normalizeForScreening } from "./normalize.js";
+import { containsPrivateKey } from "./private-key.js";
 
 type Detector = { type: PiiType; found: (text: string) => boolean };
 

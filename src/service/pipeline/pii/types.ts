@@ -1,4 +1,4 @@
-// The contract of PII screening (the first stage of the write pipeline). Implemented in ./pii.ts.
+// The contract of PII screening (the first stage of the write pipeline). Implemented in ./index.ts.
 
 /** Kinds reported in a 422 `pii_detected` answer's `pii_types`. Never the values. */
 export type PiiType =

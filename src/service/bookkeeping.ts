@@ -1,0 +1,124 @@
+// A retrieval's bookkeeping (access counts, last-access times, the "read" usage event) is not what the caller waits
+// for: it is gathered here and written in one transaction every FLUSH_INTERVAL_MS (or sooner when many are waiting),
+// off the request path. A clean stop writes what is waiting; a crash loses at most the last interval's reads (never a
+// memory). Until written, the counts are laid over the records retrieval reads, so answers stay exact.
+import type { MemoryRecord, MemoryStore, ReadsBatch } from "./store/types.js";
+import type { ServiceLog } from "./types.js";
+
+/** How often gathered reads are written: the most a crash can lose. */
+export const FLUSH_INTERVAL_MS = 50;
+/** Reads gathered before a write is started without waiting for the interval. */
+const FLUSH_AT_READS = 500;
+
+interface WorkspaceReads {
+  touched: Map<number, { count: number; lastAtMs: number }>;
+  readsAtMs: number[];
+}
+
+const noReads = (): WorkspaceReads => ({ touched: new Map(), readsAtMs: [] });
+
+export interface ReadBookkeeping {
+  /** Counts one retrieval that returned `ids` (resolves at once; the write follows). */
+  recordRead(workspaceId: number, ids: readonly number[], nowMs: number): Promise<void>;
+  /** The records as they will be once every gathered read is written. */
+  withPendingReads(workspaceId: number, records: MemoryRecord[]): MemoryRecord[];
+  /** Writes what is gathered now; resolves when it is committed (or rejects if the store refused it). */
+  flush(): Promise<void>;
+  /** Stops the timer and writes what is gathered. */
+  close(): Promise<void>;
+}
+
+export function batchReadBookkeeping(store: MemoryStore, log: ServiceLog, intervalMs = FLUSH_INTERVAL_MS): ReadBookkeeping {
+  let gathered = new Map<number, WorkspaceReads>();
+  /** Reads being written right now: still laid over records until their transaction commits. */
+  let writing = new Map<number, WorkspaceReads>();
+  let gatheredCount = 0;
+  let running: Promise<void> = Promise.resolve();
+  let timer: NodeJS.Timeout | null = null;
+  let closed = false;
+
+  function schedule(): void {
+    if (timer || closed) return;
+    timer = setTimeout(() => {
+      timer = null;
+      void flush().catch(() => undefined); // logged in write(); the reads wait for the next interval
+    }, intervalMs);
+  }
+
+  function merge(into: Map<number, WorkspaceReads>, from: Map<number, WorkspaceReads>): void {
+    for (const [workspaceId, reads] of from) {
+      const target = into.get(workspaceId) ?? noReads();
+      into.set(workspaceId, target);
+      for (const [id, t] of reads.touched) {
+        const known = target.touched.get(id);
+        target.touched.set(id, known ? { count: known.count + t.count, lastAtMs: Math.max(known.lastAtMs, t.lastAtMs) } : { ...t });
+      }
+      target.readsAtMs.push(...reads.readsAtMs);
+    }
+  }
+
+  async function write(): Promise<void> {
+    if (gathered.size === 0) return;
+    writing = gathered;
+    gathered = new Map();
+    gatheredCount = 0;
+    const batches: ReadsBatch[] = [...writing].map(([workspaceId, r]) => ({
+      workspaceId,
+      touched: [...r.touched].map(([id, t]) => ({ id, ...t })),
+      readsAtMs: r.readsAtMs,
+    }));
+    try {
+      await store.recordReads(batches);
+      writing = new Map();
+    } catch (error) {
+      // Kept for the next attempt (a store briefly unavailable must not lose the counts).
+      merge(gathered, writing);
+      gatheredCount += batches.reduce((n, b) => n + b.readsAtMs.length, 0);
+      writing = new Map();
+      log.warn("retrieval bookkeeping not written yet; retrying", { error: (error as Error).message });
+      schedule();
+      throw error;
+    }
+  }
+
+  /** One write at a time, in order: a flush waits for the one running, then writes what gathered meanwhile. */
+  function flush(): Promise<void> {
+    running = running.catch(() => undefined).then(write);
+    return running;
+  }
+
+  function overlay(workspaceId: number, record: MemoryRecord): MemoryRecord {
+    let count = 0;
+    let lastAtMs = record.last_accessed_at ?? 0;
+    for (const source of [writing, gathered]) {
+      const t = source.get(workspaceId)?.touched.get(record.id);
+      if (t) (count += t.count), (lastAtMs = Math.max(lastAtMs, t.lastAtMs));
+    }
+    return count === 0 ? record : { ...record, access_count: record.access_count + count, last_accessed_at: lastAtMs };
+  }
+
+  return {
+    async recordRead(workspaceId, ids, nowMs) {
+      if (closed) return store.recordRead(workspaceId, ids, nowMs);
+      const reads = gathered.get(workspaceId) ?? noReads();
+      gathered.set(workspaceId, reads);
+      for (const id of ids) {
+        const known = reads.touched.get(id);
+        reads.touched.set(id, { count: (known?.count ?? 0) + 1, lastAtMs: Math.max(known?.lastAtMs ?? 0, nowMs) });
+      }
+      reads.readsAtMs.push(nowMs);
+      if (++gatheredCount >= FLUSH_AT_READS) void flush().catch(() => undefined);
+      else schedule();
+    },
+    withPendingReads(workspaceId, records) {
+      if (gathered.size === 0 && writing.size === 0) return records;
+      return records.map((r) => overlay(workspaceId, r));
+    },
+    flush,
+    async close() {
+      closed = true;
+      if (timer) clearTimeout(timer), (timer = null);
+      await flush();
+    },
+  };
+}

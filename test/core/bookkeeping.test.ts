@@ -1,0 +1,138 @@
+// Retrieval bookkeeping written in batches (src/service/bookkeeping.ts), on a real SQLite file and, when the
+// binaries are there, a real PostgreSQL: the counts and usage events end exactly as one write per retrieval would
+// leave them, records read before the write already show them, a clean stop writes them, a failed write loses none.
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { batchReadBookkeeping } from "../../src/service/bookkeeping.js";
+import { openPostgresStore } from "../../src/service/store/postgres.js";
+import { openSqliteStore } from "../../src/service/store/sqlite.js";
+import type { MemoryStore } from "../../src/service/store/types.js";
+import type { ServiceLog } from "../../src/service/types.js";
+import { canStartPostgres, startPostgres, type PgCluster } from "../support/pg.js";
+import { tempDir } from "./support.js";
+
+const T0 = Date.UTC(2025, 0, 1);
+const warnings: string[] = [];
+const log: ServiceLog = { debug() {}, info() {}, warn: (msg) => void warnings.push(msg), error() {} };
+
+async function workspaceWith(store: MemoryStore, texts: string[]): Promise<{ workspaceId: number; ids: number[] }> {
+  const { id: workspaceId } = await store.insertWorkspace({ name: "bk", plan: "free", billing_cycle: "monthly", status: "active", created_at: T0 });
+  const ids = await store.writeInWorkspace(workspaceId, async (tx) => {
+    const out: number[] = [];
+    for (const text of texts) {
+      const m = await tx.insertMemory({
+        workspace_id: workspaceId,
+        text,
+        meta: {},
+        vector: Float32Array.of(1, 0, 0),
+        embedder_id: "emb",
+        importance: 5,
+        temporal_type: "persistent",
+        valid_until: null,
+        categories: ["work"],
+        created_at: T0,
+      });
+      out.push(m.id);
+    }
+    return out;
+  });
+  return { workspaceId, ids };
+}
+
+const countsOf = async (store: MemoryStore, workspaceId: number, ids: number[]) =>
+  (await store.getMemories(workspaceId, ids)).sort((a, b) => a.id - b.id).map((m) => [m.access_count, m.last_accessed_at]);
+
+function suite(name: string, open: () => Promise<MemoryStore>, skip = false) {
+  describe.skipIf(skip)(`retrieval bookkeeping in batches (${name})`, () => {
+    let store: MemoryStore;
+    beforeAll(async () => {
+      store = await open();
+    });
+    afterAll(async () => {
+      await store?.close();
+    });
+
+    it("many retrievals end as one write per retrieval would leave them: counts summed, the latest time, one read event each", async () => {
+      const { workspaceId, ids } = await workspaceWith(store, ["a", "b", "c"]);
+      const bookkeeping = batchReadBookkeeping(store, log, 60_000);
+      await bookkeeping.recordRead(workspaceId, [ids[0]!, ids[1]!], T0 + 2_000);
+      await bookkeeping.recordRead(workspaceId, [ids[0]!], T0 + 1_000); // an earlier time arriving later
+      await bookkeeping.recordRead(workspaceId, [], T0 + 3_000);
+      expect(await countsOf(store, workspaceId, ids)).toEqual([[0, null], [0, null], [0, null]]); // not yet written
+      await bookkeeping.flush();
+      expect(await countsOf(store, workspaceId, ids)).toEqual([[2, T0 + 2_000], [1, T0 + 2_000], [0, null]]);
+      expect(await store.usageCounts(workspaceId)).toEqual({ write: 0, read: 3 });
+      await bookkeeping.close();
+    });
+
+    it("records read before the write show the counts still waiting", async () => {
+      const { workspaceId, ids } = await workspaceWith(store, ["a"]);
+      const bookkeeping = batchReadBookkeeping(store, log, 60_000);
+      await bookkeeping.recordRead(workspaceId, ids, T0 + 5_000);
+      const [shown] = bookkeeping.withPendingReads(workspaceId, await store.getMemories(workspaceId, ids));
+      expect([shown!.access_count, shown!.last_accessed_at]).toEqual([1, T0 + 5_000]);
+      await bookkeeping.close();
+      const [after] = bookkeeping.withPendingReads(workspaceId, await store.getMemories(workspaceId, ids));
+      expect([after!.access_count, after!.last_accessed_at]).toEqual([1, T0 + 5_000]); // counted once, not twice
+    });
+
+    it("a clean stop writes what is waiting; after it, reads are written at once", async () => {
+      const { workspaceId, ids } = await workspaceWith(store, ["a"]);
+      const bookkeeping = batchReadBookkeeping(store, log, 60_000);
+      await bookkeeping.recordRead(workspaceId, ids, T0 + 1);
+      await bookkeeping.close();
+      expect(await countsOf(store, workspaceId, ids)).toEqual([[1, T0 + 1]]);
+      await bookkeeping.recordRead(workspaceId, ids, T0 + 2);
+      expect(await countsOf(store, workspaceId, ids)).toEqual([[2, T0 + 2]]);
+    });
+
+    it("gathered reads are written within the interval without anyone asking", async () => {
+      const { workspaceId, ids } = await workspaceWith(store, ["a"]);
+      const bookkeeping = batchReadBookkeeping(store, log, 20);
+      await bookkeeping.recordRead(workspaceId, ids, T0 + 1);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(await countsOf(store, workspaceId, ids)).toEqual([[1, T0 + 1]]);
+      await bookkeeping.close();
+    });
+
+    it("a write the store refuses loses nothing: the reads are kept, laid over records, and written on the next attempt", async () => {
+      const { workspaceId, ids } = await workspaceWith(store, ["a"]);
+      let refuse = true;
+      const flaky = new Proxy(store, {
+        get(target, key) {
+          if (key === "recordReads" && refuse) return async () => Promise.reject(new Error("store unavailable"));
+          const value = Reflect.get(target, key, target) as unknown;
+          return typeof value === "function" ? value.bind(target) : value;
+        },
+      });
+      const bookkeeping = batchReadBookkeeping(flaky, log, 60_000);
+      await bookkeeping.recordRead(workspaceId, ids, T0 + 1);
+      await expect(bookkeeping.flush()).rejects.toThrow("store unavailable");
+      expect(warnings.at(-1)).toMatch(/not written yet/);
+      await bookkeeping.recordRead(workspaceId, ids, T0 + 2);
+      const [shown] = bookkeeping.withPendingReads(workspaceId, await store.getMemories(workspaceId, ids));
+      expect(shown!.access_count).toBe(2);
+      refuse = false;
+      await bookkeeping.close();
+      expect(await countsOf(store, workspaceId, ids)).toEqual([[2, T0 + 2]]);
+      expect(await store.usageCounts(workspaceId)).toEqual({ write: 0, read: 2 });
+    });
+  });
+}
+
+const tmp = tempDir();
+afterAll(() => tmp.cleanup());
+suite("SQLite", async () => openSqliteStore(join(tmp.dir, "bookkeeping.db")));
+
+let cluster: PgCluster | undefined;
+afterAll(async () => {
+  await cluster?.stop();
+});
+suite(
+  "PostgreSQL",
+  async () => {
+    cluster = await startPostgres();
+    return openPostgresStore(await cluster.createDatabase());
+  },
+  !canStartPostgres(),
+);
