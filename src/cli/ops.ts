@@ -142,6 +142,8 @@ async function runTool(tool: Tool, input: unknown, json: boolean, service: Servi
     // the same local service and key as `brain-mcp --embedded` (embedded.json beside the config file)
     embedded = await service.startEmbedded({
       configDir: dirname(config.configPath),
+      // one call: the model loads only if the operation needs it, and is never closed in the middle of loading
+      warmUp: false,
       log: createLogger({ level: config.logLevel === "off" ? "off" : "error", prefix: "brain-mcp service" }),
     });
   }

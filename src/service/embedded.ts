@@ -16,6 +16,8 @@ export interface EmbeddedOptions {
   /** Service log (stderr); stdout belongs to MCP. */
   log?: ServiceLog;
   env?: NodeJS.ProcessEnv;
+  /** Load the workspace's index and run the model once before the first call (default true; a one-shot CLI call skips it). */
+  warmUp?: boolean;
 }
 
 export interface EmbeddedService {
@@ -113,9 +115,11 @@ export async function startEmbedded(options: EmbeddedOptions): Promise<EmbeddedS
     // the workspace's index and the model's first run, ready before the host's first recall (a failure is logged,
     // unless the adapter is already closing: then the store is gone on purpose)
     let closing = false;
-    void service.warmUp(1).catch((err: unknown) => {
-      if (!closing) log.warn("loading the vector index failed", { error: (err as Error).message });
-    });
+    if (options.warmUp !== false) {
+      void service.warmUp(1).catch((err: unknown) => {
+        if (!closing) log.warn("loading the vector index failed", { error: (err as Error).message });
+      });
+    }
     return {
       baseURL: server.url,
       apiKey,

@@ -27,11 +27,11 @@ it(
     env.XDG_DATA_HOME = join(env.HOME!, "data-home", "nested");
     const remembered = await cli(["remember", "The staging database is called heron-7.", "--embedded"], env);
     expect(remembered.stderr).toBe("");
-    expect(remembered.code).toBe(0);
+    expect(remembered.code, remembered.stderr).toBe(0);
     expect(remembered.stdout).toMatch(/^Remembered as new memory \d+\./);
 
     const recalled = await cli(["--embedded", "recall", "what is the staging database called?", "--json"], env);
-    expect(recalled.code).toBe(0);
+    expect(recalled.code, recalled.stderr).toBe(0);
     expect(JSON.parse(recalled.stdout).memories[0].text).toBe("The staging database is called heron-7.");
 
     const data = join(env.XDG_DATA_HOME, "brain");
@@ -48,7 +48,7 @@ it(
     const dir = join(tempDir(), "a", "b");
     const env = isolatedEnv({ BRAIN_DB: join(dir, "mine.db") });
     const run = await cli(["status", "--embedded", "--json"], env);
-    expect(run.code).toBe(0);
+    expect(run.code, run.stderr).toBe(0);
     expect(JSON.parse(run.stdout).workspace_status).toBe("active");
     expect(statSync(dir).mode & 0o777).toBe(0o700);
     expect(statSync(join(dir, "..")).mode & 0o777).toBe(0o700);
