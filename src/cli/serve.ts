@@ -82,11 +82,13 @@ export async function openStore(
   log: ServiceLog,
   opts: { withoutModels?: boolean } = {},
 ): Promise<MemoryService & AdminService> {
-  const { openService } = await loadOptional(() => import("../service/open.js"));
-  const models = opts.withoutModels ? { embedder: NO_EMBEDDER, judge: NO_JUDGE } : undefined;
-  return loadOptional(() =>
-    openService({ dbPath: location.dbPath, databaseUrl: location.databaseUrl, env, log, models }),
+  const [{ openService }, { serviceSettings }] = await loadOptional(() =>
+    Promise.all([import("../service/open.js"), import("../service/settings.js")]),
   );
+  const models = opts.withoutModels ? { embedder: NO_EMBEDDER, judge: NO_JUDGE } : undefined;
+  // The service's settings are read here, once; the core never reads the environment.
+  const settings = serviceSettings(env);
+  return loadOptional(() => openService({ dbPath: location.dbPath, databaseUrl: location.databaseUrl, env, settings, log, models }));
 }
 
 /**

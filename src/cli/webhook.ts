@@ -165,9 +165,10 @@ export async function runWebhook(
           created_at: Date.now(),
         });
         // This process sends it (a running serve may take it first: the lease decides); then the log says how it went.
-        const runtime = createWebhookRuntime({ store, env, log, now: Date.now, version: VERSION });
+        const settings = webhookSettings(env);
+        const runtime = createWebhookRuntime({ store, settings, log, now: Date.now, version: VERSION });
         await runtime.runOnce();
-        const deadline = Date.now() + webhookSettings(env).responseTimeoutMs + TEST_GRACE_MS;
+        const deadline = Date.now() + settings.responseTimeoutMs + TEST_GRACE_MS;
         for (;;) {
           const delivery = (await hooks.deliveries(endpoint.id, 50)).find((d) => d.event_id === eventId);
           if (delivery && (delivery.status !== "pending" || delivery.last_error !== null)) {

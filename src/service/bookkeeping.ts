@@ -15,6 +15,11 @@ interface WorkspaceReads {
   readsAtMs: number[];
 }
 
+/** Reads written as they happen, for callers without a batching service (the dashboard counts no recalls). */
+export function directReads(store: MemoryStore): Pick<ReadBookkeeping, "recordRead" | "withPendingReads"> {
+  return { recordRead: (workspaceId, ids, nowMs) => store.recordRead(workspaceId, ids, nowMs), withPendingReads: (_, records) => records };
+}
+
 const noReads = (): WorkspaceReads => ({ touched: new Map(), readsAtMs: [] });
 
 export interface ReadBookkeeping {

@@ -6,12 +6,15 @@ import { createService } from "./service.js";
 import { openStore } from "./store/open-store.js";
 import type { AdminService, MemoryService, ServiceLog, ServiceOptions } from "./types.js";
 import type { RandomBytes } from "./ids.js";
+import { serviceSettings, type ServiceSettings } from "./settings.js";
 
 export interface OpenServiceOptions extends ServiceOptions {
   /** Models already loaded (tests; a process that serves several stores); otherwise loadModels(env). */
   models?: { embedder: Embedder; judge: Judge };
   /** Randomness for ids and keys (tests). */
   random?: RandomBytes;
+  /** The settings, read from the environment by the caller; else from `env` here. */
+  settings?: ServiceSettings;
 }
 
 /** The workspace made on a store's first start, and its key (the plaintext exists only here). */
@@ -58,7 +61,7 @@ export async function openService(options: OpenServiceOptions): Promise<MemorySe
       embedder: models.embedder,
       judge: models.judge,
       screenPii,
-      env,
+      settings: options.settings ?? serviceSettings(env),
       log,
       now: options.now ?? (() => new Date()),
       version: await packageVersion(),

@@ -4,8 +4,8 @@
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { batchReadBookkeeping } from "../../src/service/bookkeeping.js";
-import { openPostgresStore } from "../../src/service/store/postgres.js";
-import { openSqliteStore } from "../../src/service/store/sqlite.js";
+import { openPostgresStore } from "../../src/service/store/postgres/index.js";
+import { openSqliteStore } from "../../src/service/store/sqlite/index.js";
 import type { MemoryStore } from "../../src/service/store/types.js";
 import type { ServiceLog } from "../../src/service/types.js";
 import { canStartPostgres, startPostgres, type PgCluster } from "../support/pg.js";

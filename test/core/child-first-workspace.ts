@@ -1,5 +1,5 @@
 // A process on a SQLite file that, on "go" from stdin, tries to make the store's first workspace; prints true/false.
-import { openSqliteStore } from "../../src/service/store/sqlite.js";
+import { openSqliteStore } from "../../src/service/store/sqlite/index.js";
 
 const [dbPath, tag] = process.argv.slice(2);
 const store = openSqliteStore(dbPath!);

@@ -1,6 +1,7 @@
 // A second process on the same SQLite file: waits for "go" on stdin, stores the same text N times, prints results.
 import { createService } from "../../src/service/service.js";
-import { openSqliteStore } from "../../src/service/store/sqlite.js";
+import { serviceSettings } from "../../src/service/settings.js";
+import { openSqliteStore } from "../../src/service/store/sqlite/index.js";
 import { screenPii } from "../../src/service/pipeline/pii/index.js";
 import { testEmbedder, testJudge } from "./models.js";
 
@@ -11,7 +12,7 @@ const service = createService({
   embedder: testEmbedder(),
   judge: testJudge(),
   screenPii,
-  env: {},
+  settings: serviceSettings({}),
   log: { debug() {}, info() {}, warn() {}, error() {} },
   now: () => new Date(),
   version: "test",

@@ -1,7 +1,7 @@
 // Processes on one new SQLite file, each told at the same moment to make the first workspace: exactly one does.
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { openSqliteStore } from "../../src/service/store/sqlite.js";
+import { openSqliteStore } from "../../src/service/store/sqlite/index.js";
 import { childScripts, tempDir } from "./support.js";
 
 const tmp = tempDir();

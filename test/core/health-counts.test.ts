@@ -3,7 +3,7 @@
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { countHealthSignals, diagnose, healthCountsQuery, healthReport } from "../../src/service/health/index.js";
-import { openSqliteStore } from "../../src/service/store/sqlite.js";
+import { openSqliteStore } from "../../src/service/store/sqlite/index.js";
 import { EMPTY_COUNTS, EXPECTED_COUNTS, FIXTURE_EMBEDDER, HEALTH_NOW, seedHealthWorkspace } from "./health-fixture.js";
 import { openTestService, pinnedClock, tempDir, workspaceOf } from "./support.js";
 

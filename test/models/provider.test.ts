@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadModels } from "../../src/service/models/index.js";
-import { createProviderEmbedder, EmbeddingsProviderError } from "../../src/service/models/provider/embeddings.js";
+import { createProviderEmbedder, EmbeddingsProviderError } from "../../src/service/models/embed/provider.js";
 
 const KEY = "sk-test-secret-0123456789";
 

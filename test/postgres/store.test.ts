@@ -1,7 +1,7 @@
 // The PostgreSQL store on its own, with two stores (two pools, as two service processes would have) on one database.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import pg from "pg";
-import { openPostgresStore, type PostgresStore } from "../../src/service/store/postgres.js";
+import { openPostgresStore, type PostgresStore } from "../../src/service/store/postgres/index.js";
 import type { NewMemory } from "../../src/service/store/types.js";
 import { countHealthSignals, healthCountsQuery } from "../../src/service/health/index.js";
 import { ServiceError, type ServiceLog } from "../../src/service/types.js";

@@ -4,7 +4,7 @@ import Database from "better-sqlite3";
 import { afterAll, describe, expect, it, vi } from "vitest";
 import { baseEnv, runCli, spawnServe, TEST_DATABASE_URL } from "../support/service.js";
 import { copyOldSqliteStore, expectMigrated, readAnswers, sqliteQuery } from "../support/store-0.1.0.js";
-import { SQLITE_SCHEMA_VERSION } from "../../src/service/store/sqlite.js";
+import { SQLITE_SCHEMA_VERSION } from "../../src/service/store/sqlite/index.js";
 
 vi.setConfig({ testTimeout: 120_000, hookTimeout: 120_000 });
 

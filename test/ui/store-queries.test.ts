@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { countDuplicatePairs, listDuplicatePairs } from "../../src/service/health/duplicates.js";
 import { healthCountsQuery } from "../../src/service/health/index.js";
 import { VectorIndexes, storeSource } from "../../src/service/retrieval/vector-index.js";
-import { openSqliteStore } from "../../src/service/store/sqlite.js";
+import { openSqliteStore } from "../../src/service/store/sqlite/index.js";
 import type { MemoryFilter, MemoryStore, NewMemory } from "../../src/service/store/types.js";
 import { DAY_MS } from "../../src/service/time.js";
 import { FIXTURE_EMBEDDER, HEALTH_NOW, seedHealthWorkspace } from "../core/health-fixture.js";
@@ -53,7 +53,7 @@ const STORES: { name: string; skip: boolean; open: () => Promise<MemoryStore> }[
     skip: !canStartPostgres(),
     open: async () => {
       cluster ??= await startPostgres();
-      const { openPostgresStore } = await import("../../src/service/store/postgres.js");
+      const { openPostgresStore } = await import("../../src/service/store/postgres/index.js");
       return openPostgresStore(await cluster.createDatabase());
     },
   },

@@ -15,6 +15,7 @@ import type { ApiKeyRecord, MemoryFilter, MemoryRecord, MemoryStats, MemoryStore
 import { DAY_MS, isoSeconds } from "../time.js";
 import { AGE_RANGES, PAGE_SIZE, type AgeRange, type HealthList } from "./choices.js";
 import { usageReport, type UsageReport } from "./usage.js";
+import { directReads } from "../bookkeeping.js";
 
 /** Most duplicate pairs listed (the health signal counts them all). */
 export const DUPLICATES_LISTED = 100;
@@ -189,7 +190,7 @@ export function createDashboard({ store, embedder, now = () => new Date() }: Das
     async memories(workspaceId, { query, filter, offset }) {
       if (query === undefined) return page(workspaceId, filter, offset);
       const ranked = await retrieveMemories(
-        { store, indexes, embedder, now },
+        { store, reads: directReads(store), indexes, embedder, now },
         workspaceId,
         { query, top_k: TOP_K_MAX, min_score: 0 },
         { countAsRecall: false },

@@ -1,7 +1,7 @@
 // `brain-mcp admin backup`: a consistent copy of a live SQLite store, taken with SQLite's online backup API while
 // the service keeps serving (WAL: its writers never wait for the copy).
 import { existsSync, renameSync, rmSync } from "node:fs";
-import { loadDriver } from "../store/sqlite.js";
+import { loadDriver } from "../store/sqlite/index.js";
 
 /** How long the backup waits for a writer's transaction before SQLite reports busy (as the store does). */
 const BUSY_TIMEOUT_MS = 15_000;

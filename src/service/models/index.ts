@@ -3,7 +3,7 @@ import type { Embedder, Judge } from "./types.js";
 import { createOfflineEmbedder, modelDirectory, offlineEmbedderKind, type OfflineEmbedderOptions } from "./embed/index.js";
 import { createOfflineJudge } from "./judge/index.js";
 import { createProviderJudge } from "./judge/provider.js";
-import { createProviderEmbedder } from "./provider/embeddings.js";
+import { createProviderEmbedder } from "./embed/provider.js";
 import { availableParallelism } from "node:os";
 import { DEFAULT_BATCH_TEXTS, DEFAULT_BATCH_WINDOW_MS, batchEmbeddings } from "./batching.js";
 import { DEFAULT_EMBED_CACHE_MB, cacheEmbeddings } from "./embedding-cache.js";

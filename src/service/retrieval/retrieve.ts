@@ -1,6 +1,7 @@
 // Hybrid retrieval: two channels, the store's lexical index and the query's vector against the workspace's index (at or
 // above the relevance floor), fused by rank into the one relevance term of the hybrid score; then top_k.
 import type { RetrieveResponse, RetrievedMemory, Temporal } from "../../contract/wire.js";
+import type { ReadBookkeeping } from "../bookkeeping.js";
 import type { Embedder } from "../models/types.js";
 import type { MemoryRecord, MemoryStore } from "../store/types.js";
 import { isoSeconds } from "../time.js";
@@ -13,6 +14,8 @@ import { FUSION, relevanceFloorFor } from "./weights.js";
 
 export interface RetrieveDeps {
   store: MemoryStore;
+  /** Where a retrieval's reads are counted: batched off the request path by the service (bookkeeping.ts). */
+  reads: Pick<ReadBookkeeping, "recordRead" | "withPendingReads">;
   indexes: VectorIndexes;
   embedder: Embedder;
   now: () => Date;
@@ -46,7 +49,7 @@ export async function retrieveMemories(
   const dense = await index.search(query!, floor, FUSION.denseDepth, floats);
   // A query unrelated to every memory (nothing reaches the floor) returns nothing, whatever words it shares.
   if (dense.length === 0) {
-    if (countAsRecall) await store.recordRead(workspaceId, [], deps.now().getTime());
+    if (countAsRecall) await deps.reads.recordRead(workspaceId, [], deps.now().getTime());
     return { memories: [], count: 0 };
   }
   // The lexical channel's memories get their raw cosines too (`similarity` is always the cosine).
@@ -59,7 +62,8 @@ export async function retrieveMemories(
   const relevance = new Map([...cosines].map(([id, cosine]) => [id, fusedRelevance(cosine, lexicalScores.get(id) ?? 0, context)]));
   const bestRelevance = Math.max(...relevance.values());
 
-  const records = new Map((await store.getMemories(workspaceId, [...relevance.keys()])).map((r) => [r.id, r]));
+  const found = deps.reads.withPendingReads(workspaceId, await store.getMemories(workspaceId, [...relevance.keys()]));
+  const records = new Map(found.map((r) => [r.id, r]));
   const nowMs = deps.now().getTime();
   const scored = [];
   for (const [id, fused] of relevance) {
@@ -72,7 +76,7 @@ export async function retrieveMemories(
   scored.sort((a, b) => b.score - a.score || b.cosine - a.cosine);
   const chosen = scored.slice(0, input.top_k);
 
-  if (countAsRecall) await store.recordRead(workspaceId, chosen.map((c) => c.record.id), nowMs);
+  if (countAsRecall) await deps.reads.recordRead(workspaceId, chosen.map((c) => c.record.id), nowMs);
 
   // The specification's fields in its order (id .. meta), then the documented extras.
   const memories: RetrievedMemory[] = chosen.map(({ record, cosine, score, expired }) => ({

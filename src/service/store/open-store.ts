@@ -18,6 +18,6 @@ export async function openStore(location: StoreLocation, opts: { log?: ServiceLo
     return openPostgresStore(location.databaseUrl, { log: opts.log });
   }
   if (!location.dbPath) throw new Error("No store given: set a SQLite path (--db / BRAIN_DB) or BRAIN_DATABASE_URL.");
-  const { openSqliteStore } = await import("./sqlite.js");
+  const { openSqliteStore } = await import("./sqlite/index.js");
   return openSqliteStore(location.dbPath);
 }

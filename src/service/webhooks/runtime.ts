@@ -7,7 +7,7 @@ import type { ServiceLog } from "../types.js";
 import { billingCycleAt } from "./cycle.js";
 import { attemptDelivery, messageBody, type AttemptOutcome } from "./deliver.js";
 import { subscribes } from "./events.js";
-import { RETENTION_DAYS, webhookSettings, type Burst, type WebhookSettings } from "./settings.js";
+import { RETENTION_DAYS, type Burst, type WebhookSettings } from "./settings.js";
 import type { ClaimedDelivery, NewWebhookEvent, WebhookStore } from "./store.js";
 
 /** Deliveries one process sends at once. */
@@ -36,7 +36,7 @@ export interface WebhookRuntime {
 
 export interface WebhookRuntimeDeps {
   store: Pick<MemoryStore, "getWorkspace"> & { webhooks: WebhookStore };
-  env: NodeJS.ProcessEnv;
+  settings: WebhookSettings;
   log: ServiceLog;
   now: () => number;
   version: string;
@@ -48,7 +48,7 @@ type BurstKind = "pii_rejections" | "auth_failures" | "rate_limited";
 export function createWebhookRuntime(deps: WebhookRuntimeDeps): WebhookRuntime {
   const { log, now } = deps;
   const hooks = deps.store.webhooks;
-  const settings: WebhookSettings = webhookSettings(deps.env);
+  const { settings } = deps;
   const random = deps.random ?? Math.random;
   const userAgent = `brain-mcp-webhooks/${deps.version}`;
   const bursts: Record<BurstKind, Burst> = {

@@ -3,8 +3,8 @@
 // writes to a workspace serialize on a transaction-scoped advisory lock keyed by the workspace, and idempotency
 // records and rate-limit buckets live in the database. `pg` is an optional dependency, loaded on open.
 import type { Pool, PoolClient, PoolConfig, QueryResultRow } from "pg";
-import type { WorkspaceStatus } from "../../contract/wire.js";
-import type { RateDecision, ServiceLog, Workspace } from "../types.js";
+import type { WorkspaceStatus } from "../../../contract/wire.js";
+import type { RateDecision, ServiceLog, Workspace } from "../../types.js";
 import {
   FORGOTTEN_EMBEDDER,
   type ApiKeyRecord,
@@ -24,13 +24,13 @@ import {
   type WorkspaceSummary,
   type WorkspaceTx,
   type UsageDay,
-} from "./types.js";
-import { likePrefix, toMemory, toWorkspace, type MemoryRow, type WorkspaceRow } from "./rows.js";
-import { migrate } from "./postgres/schema.js";
-import { boundedPoolConfig, withoutBounds } from "./postgres/pool.js";
-import { MEMORY_ID_ATTEMPTS, newMemoryId } from "./memory-ids.js";
-import { redactingLog } from "./postgres/redacting-log.js";
-import { asStoreError, isStoreUnavailable } from "./postgres/unavailable.js";
+} from "../types.js";
+import { likePrefix, toMemory, toWorkspace, type MemoryRow, type WorkspaceRow } from "../rows.js";
+import { migrate } from "./schema.js";
+import { boundedPoolConfig, withoutBounds } from "./pool.js";
+import { MEMORY_ID_ATTEMPTS, newMemoryId } from "../memory-ids.js";
+import { redactingLog } from "./redacting-log.js";
+import { asStoreError, isStoreUnavailable } from "./unavailable.js";
 import {
   readBrowse,
   readStats,
@@ -39,9 +39,9 @@ import {
   USAGE_BETWEEN_SQL,
   USAGE_PER_DAY_SQL,
   type Statement,
-} from "./dashboard-sql.js";
-import type { MemoryFilter, MemoryStats } from "./types.js";
-import { postgresRunner } from "../webhooks/sql.js";
+} from "../dashboard-sql.js";
+import type { MemoryFilter, MemoryStats } from "../types.js";
+import { postgresRunner } from "../../webhooks/sql.js";
 import {
   LIST_WORKSPACES_SQL,
   MEMORY_COLUMNS,
@@ -50,8 +50,8 @@ import {
   lexicalSearchStatement,
   listMemoriesStatement,
   vectorToBytes,
-} from "./shared-sql.js";
-import { createWebhookStore } from "../webhooks/store.js";
+} from "../shared-sql.js";
+import { createWebhookStore } from "../../webhooks/store.js";
 
 export interface PostgresStoreOptions {
   /** Connections per process (default 10, or `?pool_max=N` in the URL). */

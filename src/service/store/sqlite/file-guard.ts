@@ -3,7 +3,7 @@
 // file it opened (device and inode) and, before each write and each health probe, checks that the path still names
 // it; when it does not, writes are refused with 503 and health reports unhealthy until the service is restarted.
 import { statSync } from "node:fs";
-import { ServiceError } from "../types.js";
+import { ServiceError } from "../../types.js";
 
 export interface StoreFileGuard {
   /** True while the path still names the file the store opened. */

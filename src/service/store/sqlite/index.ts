@@ -6,7 +6,7 @@ import { createRequire } from "node:module";
 import { closeSync, mkdirSync, openSync } from "node:fs";
 import { dirname } from "node:path";
 import type BetterSqlite3 from "better-sqlite3";
-import { ServiceError, type RateDecision, type Workspace } from "../types.js";
+import { ServiceError, type RateDecision, type Workspace } from "../../types.js";
 import {
   FORGOTTEN_EMBEDDER,
   type ApiKeyRecord,
@@ -22,7 +22,7 @@ import {
   type LexicalMatch,
   type VectorRecord,
   type WorkspaceTx,
-} from "./types.js";
+} from "../types.js";
 import {
   LIST_WORKSPACES_SQL,
   MEMORY_COLUMNS,
@@ -31,12 +31,12 @@ import {
   lexicalSearchStatement,
   listMemoriesStatement,
   vectorToBytes,
-} from "./shared-sql.js";
-import { likePrefix, toMemory, toWorkspace, type MemoryRow, type WorkspaceRow } from "./rows.js";
-import { createTokenBuckets } from "./token-bucket.js";
-import { SQLITE_WEBHOOKS_MIGRATION } from "../webhooks/schema.js";
-import { sqliteRunner } from "../webhooks/sql.js";
-import { createWebhookStore } from "../webhooks/store.js";
+} from "../shared-sql.js";
+import { likePrefix, toMemory, toWorkspace, type MemoryRow, type WorkspaceRow } from "../rows.js";
+import { createTokenBuckets } from "../token-bucket.js";
+import { SQLITE_WEBHOOKS_MIGRATION } from "../../webhooks/schema.js";
+import { sqliteRunner } from "../../webhooks/sql.js";
+import { createWebhookStore } from "../../webhooks/store.js";
 import {
   readBrowse,
   readStats,
@@ -45,9 +45,9 @@ import {
   USAGE_BETWEEN_SQL,
   USAGE_PER_DAY_SQL,
   type Statement,
-} from "./dashboard-sql.js";
-import { guardStoreFile } from "./sqlite-file.js";
-import { MEMORY_ID_ATTEMPTS, newMemoryId } from "./memory-ids.js";
+} from "../dashboard-sql.js";
+import { guardStoreFile } from "./file-guard.js";
+import { MEMORY_ID_ATTEMPTS, newMemoryId } from "../memory-ids.js";
 
 type Db = BetterSqlite3.Database;
 

@@ -3,7 +3,7 @@
 // whole process with the offline model (another id); once loaded, a failed call is a 503 (the write is refused),
 // never a silent switch to another model's vectors.
 import { ServiceError } from "../../types.js";
-import { distinctFacts } from "../embed/lexical.js";
+import { distinctFacts } from "./lexical.js";
 import type { Embedder } from "../types.js";
 
 export interface EmbeddingsProviderEnv {
