@@ -26,17 +26,17 @@ unpacked="$work/unpacked"
 python3 -m zipfile -e "$bundle" "$unpacked"
 node_modules/.bin/mcpb validate "$unpacked/manifest.json" </dev/null || fail "the bundle's manifest does not validate"
 
-node bin/brain-mcp.js serve --port 0 </dev/null >"$work/serve.log" 2>&1 &
-serve_pid=$!
-for _ in $(seq 1 240); do
-  grep -q "listening on" "$work/serve.log" && break
-  kill -0 "$serve_pid" 2>/dev/null || fail "serve exited: $(cat "$work/serve.log")"
-  sleep 0.5
-done
-url="$(grep -o 'listening on http://[0-9.:]*' "$work/serve.log" | cut -d' ' -f3)"
-[ -n "$url" ] || fail "serve did not print its address: $(cat "$work/serve.log")"
+# The key first (admin on the same SQLite file), then serve on a free port, ready once status answers with that key.
 key="$(node bin/brain-mcp.js admin workspace create --name mcpb-check --json </dev/null | node -e 'process.stdout.write(JSON.parse(require("node:fs").readFileSync(0, "utf8")).api_key)')"
 [ -n "$key" ] || fail "admin workspace create --json gave no api_key"
+url="http://127.0.0.1:$(node -e 'const s=require("node:net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})')"
+node bin/brain-mcp.js serve --port "${url##*:}" </dev/null >"$work/serve.log" 2>&1 &
+serve_pid=$!
+until BRAIN_API_KEY="$key" BRAIN_BASE_URL="$url" node bin/brain-mcp.js status </dev/null >/dev/null 2>&1; do
+  kill -0 "$serve_pid" 2>/dev/null || fail "serve exited: $(cat "$work/serve.log")"
+  [ "$SECONDS" -lt 600 ] || fail "serve did not answer within 600 s"
+  sleep 1
+done
 
 CHECK_API_KEY="$key" CHECK_BASE_URL="$url" timeout 300 node scripts/mcpb/host-check.mjs "$unpacked" \
   || fail "the adapter run from the unpacked bundle did not work against serve"
