@@ -10,8 +10,10 @@ if podman image exists "$image"; then echo "$image"; exit 0; fi
 command -v debootstrap >/dev/null || { echo "debian-base: debootstrap is missing (apt-get install debootstrap)" >&2; exit 1; }
 rootfs="$(mktemp -d "${TMPDIR:-/tmp}/brain-rootfs.XXXXXX")"
 trap 'rm -rf "$rootfs"' EXIT
-debootstrap --variant=minbase trixie "$rootfs" "$mirror" >&2
+debootstrap --variant=minbase trixie "$rootfs" "$mirror" >"$rootfs.log" 2>&1 \
+  || { tail -n 20 "$rootfs.log" >&2; rm -f "$rootfs.log"; echo "debian-base: debootstrap failed" >&2; exit 1; }
+rm -f "$rootfs.log"
 # What Debian's slim images leave out: downloaded packages, package lists, logs.
 rm -rf "$rootfs"/var/cache/apt/archives/*.deb "$rootfs"/var/lib/apt/lists/* "$rootfs"/var/log/*.log
-tar -C "$rootfs" --numeric-owner -c . | podman import --change 'CMD ["/bin/bash"]' - "$image" >&2
+tar -C "$rootfs" --numeric-owner -c . | podman import --quiet --change 'CMD ["/bin/bash"]' - "$image" >/dev/null
 echo "$image"
