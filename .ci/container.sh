@@ -31,9 +31,9 @@ fi
 
 # What these machines need (each was an exact error with podman's defaults): runc, as crun refuses the hybrid cgroup
 # layout ("cgroups in hybrid mode not supported, drop all controllers from cgroupv2"); limits no higher than the
-# machine's, as the sandbox lacks CAP_SYS_RESOURCE ("setrlimit `RLIMIT_NOFILE`: Operation not permitted"); the host's
-# network, for apt in the build and to reach the throwaway PostgreSQL on 127.0.0.1.
-machine=(--runtime runc --network host --ulimit "nofile=$(ulimit -Sn):$(ulimit -Hn)" --ulimit nproc=4096:4096)
+# machine's, as the sandbox lacks CAP_SYS_RESOURCE ("setrlimit `RLIMIT_NOFILE`: Operation not permitted"). The build
+# and the PostgreSQL run use the host's network (apt in the build; the throwaway PostgreSQL listens on 127.0.0.1 only).
+machine=(--runtime runc --ulimit "nofile=$(ulimit -Sn):$(ulimit -Hn)" --ulimit nproc=4096:4096)
 # Without systemd podman cannot schedule the health check (it says so on every run and exec); drive() runs it instead.
 quiet() { "$@" 2> >(grep -v "unable to get systemd connection" >&2); }
 
@@ -41,7 +41,7 @@ cd "$root"
 started=$(date +%s)
 base="$(bash scripts/container/debian-base.sh | tail -n 1)"
 built_at=$(date +%s)
-BASE="$base" CONTAINER_BUILD_FLAGS="${machine[*]}" bash scripts/container/build.sh "$tag" >"$work/build.log" 2>&1 \
+BASE="$base" CONTAINER_BUILD_FLAGS="${machine[*]} --network host" bash scripts/container/build.sh "$tag" >"$work/build.log" 2>&1 \
   || { tail -n 40 "$work/build.log" >&2; fail "the image did not build"; }
 say "built $tag in $(( $(date +%s) - built_at )) s: $(podman image inspect --format '{{.Size}}' "$tag" | awk '{printf "%d MB", $1/1e6}') (base $base ready in $(( built_at - started )) s)"
 [ "$(podman image inspect --format '{{.Config.User}}' "$tag")" = brain ] || fail "the image does not run as user brain"
@@ -78,12 +78,16 @@ export HOME="$work/home" XDG_CONFIG_HOME="$work/home/.config"
 mkdir -p "$HOME"
 unset BRAIN_CONFIG BRAIN_DB BRAIN_DATABASE_URL
 
-# SQLite in the image's volume.
+# SQLite in the image's volume, the image's own command, published on the host's loopback as the README shows; then
+# `podman stop` (SIGTERM to serve, which is PID 1) must end it cleanly well within the grace period.
 port="$(free_port)" name="brain-ci-sqlite-$$"
 containers+=("$name")
-quiet podman run -d --name "$name" "${machine[@]}" -e BRAIN_HEALTHCHECK_PORT="$port" "$tag" \
-  serve --host 127.0.0.1 --port "$port" >/dev/null
+quiet podman run -d --name "$name" "${machine[@]}" -p "127.0.0.1:$port:8787" "$tag" >/dev/null
 drive "$name" "$port"
+stopping=$(date +%s)
+quiet podman stop -t 30 "$name" >/dev/null
+[ "$(podman inspect --format '{{.State.ExitCode}}' "$name")" = 0 ] || { podman logs "$name" >&2; fail "$name did not exit 0 on SIGTERM"; }
+say "$name: stopped by SIGTERM in $(( $(date +%s) - stopping )) s, exit 0"
 
 # PostgreSQL: a throwaway cluster on the host's loopback; once it is gone the health check must fail.
 node scripts/throwaway-postgres.js $$ >"$work/pg.url" 2>"$work/pg.log" &
@@ -91,7 +95,7 @@ pg_pid=$!
 for _ in $(seq 1 120); do [ -s "$work/pg.url" ] && break; kill -0 "$pg_pid" 2>/dev/null || fail "PostgreSQL did not start: $(cat "$work/pg.log")"; sleep 0.5; done
 port="$(free_port)" name="brain-ci-postgres-$$"
 containers+=("$name")
-quiet podman run -d --name "$name" "${machine[@]}" -e BRAIN_HEALTHCHECK_PORT="$port" -e BRAIN_DATABASE_URL="$(head -n 1 "$work/pg.url")" "$tag" \
+quiet podman run -d --name "$name" "${machine[@]}" --network host -e BRAIN_HEALTHCHECK_PORT="$port" -e BRAIN_DATABASE_URL="$(head -n 1 "$work/pg.url")" "$tag" \
   serve --host 127.0.0.1 --port "$port" >/dev/null
 drive "$name" "$port"
 kill "$pg_pid"; wait "$pg_pid" 2>/dev/null || true; pg_pid=""
