@@ -23,7 +23,8 @@ fail() { say "FAIL: $*" >&2; exit 1; }
 as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo -n "$@"; fi; }
 
 missing=()
-for tool in podman runc debootstrap; do command -v "$tool" >/dev/null || missing+=("$tool"); done
+# iptables: podman's bridge network publishes ports with it (Debian's podman only suggests it).
+for tool in podman runc debootstrap iptables; do command -v "$tool" >/dev/null || missing+=("$tool"); done
 if [ "${#missing[@]}" -gt 0 ]; then
   as_root apt-get update -qq
   as_root apt-get install -y -qq --no-install-recommends "${missing[@]}" </dev/null >/dev/null
