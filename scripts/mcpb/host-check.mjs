@@ -47,14 +47,17 @@ const call = (client, name, args) => client.callTool({ name, arguments: args }, 
 const apiKey = process.env.CHECK_API_KEY;
 const baseURL = process.env.CHECK_BASE_URL;
 if (!apiKey || !baseURL) fail("set CHECK_API_KEY and CHECK_BASE_URL");
-const sensitive = Object.entries(manifest.user_config).filter(([, option]) => option.sensitive).map(([name]) => name);
+const sensitive = Object.entries(manifest.user_config)
+  .filter(([, option]) => option.sensitive)
+  .map(([name]) => name);
 if (!sensitive.includes("api_key")) fail("user_config.api_key is not marked sensitive");
 
 const stderr = [];
 const client = await connect({ api_key: apiKey, base_url: baseURL }, stderr);
 const listed = (await client.listTools(undefined, { timeout: LIMIT_MS })).tools.map((t) => t.name).sort();
 const declared = manifest.tools.map((t) => t.name).sort();
-if (JSON.stringify(listed) !== JSON.stringify(declared)) fail(`tools/list gave ${listed.join(", ")}; the manifest declares ${declared.join(", ")}`);
+if (JSON.stringify(listed) !== JSON.stringify(declared))
+  fail(`tools/list gave ${listed.join(", ")}; the manifest declares ${declared.join(", ")}`);
 console.log(`mcpb host-check: tools/list as claude-ai: ${listed.join(", ")} (as the manifest declares)`);
 
 const marker = `lighthouse${Date.now().toString(36)}`;

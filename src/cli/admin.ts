@@ -90,8 +90,9 @@ async function runCommand(
       return {
         json: { workspaces: all.map((w) => ({ ...describeWorkspace(w.workspace), memories: w.memories, live_keys: w.liveKeys })) },
         human: all.length
-          ? all.map(({ workspace: w, memories, liveKeys }) =>
-              `${w.id}  "${w.name}"  ${w.status}, plan ${w.plan}, ${count(memories, "memory", "memories")}, ${count(liveKeys, "live key", "live keys")}`,
+          ? all.map(
+              ({ workspace: w, memories, liveKeys }) =>
+                `${w.id}  "${w.name}"  ${w.status}, plan ${w.plan}, ${count(memories, "memory", "memories")}, ${count(liveKeys, "live key", "live keys")}`,
             )
           : ["No workspaces yet: `brain-mcp admin workspace create --name NAME` makes one (as does the first `serve`)."],
       };
@@ -167,6 +168,7 @@ async function runCommand(
 }
 
 export async function runAdmin(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
+  // biome-ignore lint/suspicious/noImplicitAnyLet: the type is parseArgs's, inferred from the options it is given below
   let parsed;
   try {
     parsed = parseArgs({
@@ -221,7 +223,8 @@ export async function runAdmin(argv: string[], env: NodeJS.ProcessEnv = process.
   let service: (MemoryService & AdminService) | undefined;
   try {
     const location = resolveStoreLocation(values, env);
-    if (positionals[0] === "memory") return finish(await (await import("./memory-admin.js")).runMemoryAdmin(positionals, values, location, env, log));
+    if (positionals[0] === "memory")
+      return finish(await (await import("./memory-admin.js")).runMemoryAdmin(positionals, values, location, env, log));
     if (TRANSFER_COMMANDS.includes(positionals[0]!)) {
       const { runTransfer } = await import("./transfer.js");
       return finish(await runTransfer(positionals, values, location, env, log));

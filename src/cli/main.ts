@@ -63,7 +63,9 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<v
     if (command === "admin") return exitWith(await (await service("brain-mcp admin")).runAdmin(rest));
     if (OPERATIONS.has(command)) return exitWith(await (await import("./ops.js")).runOperation(command, rest, service));
     if (command.startsWith("--api-key")) {
-      return usageError("there is no --api-key flag (the command line shows in process lists): set BRAIN_API_KEY or run `brain-mcp config set-key`");
+      return usageError(
+        "there is no --api-key flag (the command line shows in process lists): set BRAIN_API_KEY or run `brain-mcp config set-key`",
+      );
     }
     return usageError(`unknown command or option: ${command}`);
   } catch (error) {

@@ -12,7 +12,6 @@ import type { TransferOutput } from "./transfer.js";
 
 export type MemoryFlags = { workspace?: string; query?: string; "min-score"?: string; yes?: boolean };
 
-
 const memories = (n: number) => `${n} memor${n === 1 ? "y" : "ies"}`;
 const oneLine = (text: string, max = 100) => {
   const flat = text.replace(/\s+/g, " ");
@@ -55,7 +54,9 @@ async function runDelete(location: StoreLocation, log: ServiceLog, ids: number[]
       json: { deleted, not_found: notFound },
       human: [
         `Forgot ${memories(deleted.length)}${deleted.length ? `: ${deleted.map((d) => `${d.memory_id} (workspace ${d.workspace_id})`).join(", ")}` : ""}.`,
-        ...(notFound.length ? [`No memory with id ${notFound.join(", ")}${workspace !== undefined ? ` in workspace ${workspace}` : ""}.`] : []),
+        ...(notFound.length
+          ? [`No memory with id ${notFound.join(", ")}${workspace !== undefined ? ` in workspace ${workspace}` : ""}.`]
+          : []),
       ],
       exitCode: notFound.length ? 1 : 0,
     };
@@ -86,7 +87,10 @@ async function runForget(
       const found = page.memories.flatMap((m) => ("score" in m && m.score >= minScore ? [{ id: m.id, score: m.score, text: m.text }] : []));
       const preview = found.map((m) => `  ${m.id}  score ${m.score.toFixed(3)}  ${oneLine(m.text)}`);
       if (found.length === 0) {
-        return { json: { workspace_id: workspace, forgotten: [] }, human: [`No memory of workspace ${workspace} matches at score ${minScore} or more; nothing forgotten.`] };
+        return {
+          json: { workspace_id: workspace, forgotten: [] },
+          human: [`No memory of workspace ${workspace} matches at score ${minScore} or more; nothing forgotten.`],
+        };
       }
       const question = `Forget ${found.length === 1 ? "this memory" : `these ${memories(found.length)}`} of workspace ${workspace}?`;
       const interactive = process.stdin.isTTY === true && process.stderr.isTTY === true;
@@ -104,7 +108,10 @@ async function runForget(
           return { json: { workspace_id: workspace, forgotten: [] }, human: ["Nothing forgotten."], exitCode: 1 };
         }
       }
-      const forgotten = await dashboard.forget(workspace, found.map((m) => m.id));
+      const forgotten = await dashboard.forget(
+        workspace,
+        found.map((m) => m.id),
+      );
       return {
         json: { workspace_id: workspace, forgotten },
         human: [`Forgot ${memories(forgotten.length)} of workspace ${workspace}${json || yes ? `: ${forgotten.join(", ")}` : ""}.`],
@@ -130,7 +137,8 @@ export async function runMemoryAdmin(
     return runDelete(location, log, ids, workspace);
   }
   if (action === "forget") {
-    if (positionals.length !== 2) throw new UsageError('expected: memory forget --workspace WORKSPACE_ID --query "…" [--min-score S] [--yes]');
+    if (positionals.length !== 2)
+      throw new UsageError('expected: memory forget --workspace WORKSPACE_ID --query "…" [--min-score S] [--yes]');
     if (workspace === undefined) throw new UsageError("memory forget needs --workspace WORKSPACE_ID");
     const query = flags.query?.trim();
     if (!query) throw new UsageError('memory forget needs --query "what the memories say"');
@@ -139,5 +147,7 @@ export async function runMemoryAdmin(
     if (!Number.isFinite(minScore) || minScore < 0 || minScore > 1) throw new UsageError("--min-score must be a number from 0 to 1");
     return runForget(location, env, log, workspace, query, minScore, flags.yes === true, flags.json === true);
   }
-  throw new UsageError(`expected: memory delete MEMORY_ID… or memory forget --workspace WORKSPACE_ID --query "…", not: ${positionals.join(" ")}`);
+  throw new UsageError(
+    `expected: memory delete MEMORY_ID… or memory forget --workspace WORKSPACE_ID --query "…", not: ${positionals.join(" ")}`,
+  );
 }

@@ -62,10 +62,7 @@ export function portFrom(raw: string): number | null {
 }
 
 /** Flags beat the environment; a database URL (from either) wins over a SQLite path. */
-export function resolveStoreLocation(
-  flags: { db?: string; "database-url"?: string },
-  env: NodeJS.ProcessEnv,
-): StoreLocation {
+export function resolveStoreLocation(flags: { db?: string; "database-url"?: string }, env: NodeJS.ProcessEnv): StoreLocation {
   const databaseUrl = flags["database-url"] || env.BRAIN_DATABASE_URL || undefined;
   if (databaseUrl !== undefined) {
     return { databaseUrl, description: `PostgreSQL at ${redactDatabaseUrl(databaseUrl)}` };
@@ -130,8 +127,7 @@ export function reportFailure(command: string, err: unknown): number {
   const missing = asMissingDependency(err);
   if (missing) {
     process.stderr.write(
-      `brain-mcp ${command}: the optional package ${missing.packageName} is not installed.\n` +
-        `Install it with: ${missing.install}\n`,
+      `brain-mcp ${command}: the optional package ${missing.packageName} is not installed.\n` + `Install it with: ${missing.install}\n`,
     );
     return 1;
   }
@@ -209,7 +205,10 @@ export async function runServe(argv: string[], env: NodeJS.ProcessEnv = process.
     const reembed = (env.BRAIN_REEMBED_AT_START ?? "").trim() !== "0";
     // Webhooks: this process sends the outbox's events too (several processes share the work; none sends one twice).
     service?.webhooks?.start();
-    if (service) void service.warmUp(warm, { reembed }).catch((err) => log.warn("warming up (model, re-embedding, indexes) failed", { error: (err as Error).message }));
+    if (service)
+      void service
+        .warmUp(warm, { reembed })
+        .catch((err) => log.warn("warming up (model, re-embedding, indexes) failed", { error: (err as Error).message }));
 
     let stopping = false;
     const stop = (signal: string) => {

@@ -138,7 +138,9 @@ async function runImport(
           `; ${report.alreadyPresent} already there, ${report.refused.length} refused.`,
       ];
       if (report.createdWorkspace) {
-        human.push(`Make its API key with \`brain-mcp admin key create ${workspace.id}\` (or \`key import ${workspace.id} -\` to keep an old key).`);
+        human.push(
+          `Make its API key with \`brain-mcp admin key create ${workspace.id}\` (or \`key import ${workspace.id} -\` to keep an old key).`,
+        );
       }
       return {
         json: {

@@ -75,7 +75,10 @@ export async function runUi(argv: string[], env: NodeJS.ProcessEnv = process.env
     // The app needs the bound port (Host check, cookie name), known only once listening: it is set before any request.
     let app: { fetch: (request: Request) => Response | Promise<Response> } | undefined;
     // The service's limits: a connection that never finishes its headers or its request is cut, as there.
-    const server = createServer(HTTP_SERVER_TIMEOUTS, getRequestListener((request) => app!.fetch(request)));
+    const server = createServer(
+      HTTP_SERVER_TIMEOUTS,
+      getRequestListener((request) => app!.fetch(request)),
+    );
     await new Promise<void>((resolve, reject) => {
       server.once("error", reject);
       server.listen(port, host, () => resolve());

@@ -3,12 +3,7 @@
 import { randomUUID } from "node:crypto";
 import { Agent } from "undici";
 import type { z } from "zod";
-import {
-  CLIENT_MAX_REDIRECTS,
-  CLIENT_MAX_RETRIES_DEFAULT,
-  CLIENT_TIMEOUT_MS_DEFAULT,
-  DEFAULT_BASE_URL,
-} from "../contract/limits.js";
+import { CLIENT_MAX_REDIRECTS, CLIENT_MAX_RETRIES_DEFAULT, CLIENT_TIMEOUT_MS_DEFAULT, DEFAULT_BASE_URL } from "../contract/limits.js";
 import { VERSION } from "../version.js";
 import {
   AuthenticationError,
@@ -114,10 +109,9 @@ export class Core {
     const internal = options as InternalClientOptions;
     const apiKey = options.apiKey ?? process.env.BRAIN_API_KEY;
     if (!apiKey) {
-      throw new AuthenticationError(
-        "No API key: pass { apiKey } to new Brain() or set the BRAIN_API_KEY environment variable.",
-        { code: CODES.missingApiKey },
-      );
+      throw new AuthenticationError("No API key: pass { apiKey } to new Brain() or set the BRAIN_API_KEY environment variable.", {
+        code: CODES.missingApiKey,
+      });
     }
     this.apiKey = apiKey;
     const base = parseBaseURL(options.baseURL || process.env.BRAIN_BASE_URL || DEFAULT_BASE_URL);
@@ -399,7 +393,10 @@ export function isSafeURL(url: URL): boolean {
 }
 
 export function isLoopback(hostname: string): boolean {
-  const host = hostname.toLowerCase().replace(/^\[|\]$/g, "").replace(/\.$/, "");
+  const host = hostname
+    .toLowerCase()
+    .replace(/^\[|\]$/g, "")
+    .replace(/\.$/, "");
   if (host === "localhost" || host === "::1" || host === "0:0:0:0:0:0:0:1") return true;
   return /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
 }

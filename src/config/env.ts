@@ -1,11 +1,7 @@
 // The adapter's environment variables (DESIGN.md "The adapter"), parsed once at start-up.
 // A bad value is a start-up error that names the variable; a missing one takes its default.
 
-import {
-  CALL_DEADLINE_MS_DEFAULT,
-  CLIENT_MAX_RETRIES_DEFAULT,
-  CLIENT_TIMEOUT_MS_DEFAULT,
-} from "../contract/limits.js";
+import { CALL_DEADLINE_MS_DEFAULT, CLIENT_MAX_RETRIES_DEFAULT, CLIENT_TIMEOUT_MS_DEFAULT } from "../contract/limits.js";
 
 export const TOOL_NAME_MODES = ["auto", "dotted", "underscore"] as const;
 export type ToolNameMode = (typeof TOOL_NAME_MODES)[number];

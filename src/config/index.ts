@@ -64,7 +64,9 @@ export function checkBaseURL(value: string, source: string): void {
   if (url.protocol === "https:") return;
   if (url.protocol === "http:" && isLoopback(url.hostname)) return;
   if (url.protocol === "http:") {
-    throw new ConfigError(`${source}=${JSON.stringify(value)} uses plain http off this machine: use https (plain http is only for 127.0.0.1, ::1 or localhost).`);
+    throw new ConfigError(
+      `${source}=${JSON.stringify(value)} uses plain http off this machine: use https (plain http is only for 127.0.0.1, ::1 or localhost).`,
+    );
   }
   throw new ConfigError(`${source}=${JSON.stringify(value)} must be an https:// (or loopback http://) URL.`);
 }

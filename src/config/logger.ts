@@ -35,11 +35,13 @@ export function createLogger(options: LoggerOptions): Logger {
   const write = options.write ?? ((line: string) => void process.stderr.write(line));
   const prefix = options.prefix ?? "brain-mcp";
   const limit = SEVERITY[options.level];
-  const emit = (level: Exclude<LogLevel, "off">) => (message: string, ...details: unknown[]) => {
-    if (SEVERITY[level] > limit) return;
-    const extra = details.map(describe).filter(Boolean).join(" ");
-    write(redact(`${prefix} ${level}: ${message}${extra ? " " + extra : ""}\n`, options.secrets));
-  };
+  const emit =
+    (level: Exclude<LogLevel, "off">) =>
+    (message: string, ...details: unknown[]) => {
+      if (SEVERITY[level] > limit) return;
+      const extra = details.map(describe).filter(Boolean).join(" ");
+      write(redact(`${prefix} ${level}: ${message}${extra ? " " + extra : ""}\n`, options.secrets));
+    };
   return { error: emit("error"), warn: emit("warn"), info: emit("info"), debug: emit("debug") };
 }
 

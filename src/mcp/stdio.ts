@@ -127,7 +127,21 @@ export async function runStdioAdapter(options: AdapterOptions = {}): Promise<voi
 export function routeConsoleToStderr(): void {
   const toStderr = new Console({ stdout: process.stderr, stderr: process.stderr });
   // patch the existing object too: modules may hold a reference to it
-  for (const method of ["log", "info", "debug", "trace", "dir", "dirxml", "table", "group", "groupCollapsed", "count", "time", "timeLog", "timeEnd"] as const) {
+  for (const method of [
+    "log",
+    "info",
+    "debug",
+    "trace",
+    "dir",
+    "dirxml",
+    "table",
+    "group",
+    "groupCollapsed",
+    "count",
+    "time",
+    "timeLog",
+    "timeEnd",
+  ] as const) {
     (console as unknown as Record<string, unknown>)[method] = (toStderr[method] as (...args: unknown[]) => void).bind(toStderr);
   }
   globalThis.console = toStderr;

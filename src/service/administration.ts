@@ -49,7 +49,7 @@ export function createAdministration({ store, nowMs, random }: AdministrationDep
         holder.workspace.id === workspaceId
           ? `this key is already key ${holder.keyId} of workspace ${workspaceId}; nothing was imported`
           : `this key already opens workspace ${holder.workspace.id} (key ${holder.keyId}), and a key opens one workspace only: ` +
-            `import a different key, or revoke it there first and then import a new one; nothing was imported`,
+              `import a different key, or revoke it there first and then import a new one; nothing was imported`,
       );
     }
     try {

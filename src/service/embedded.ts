@@ -60,7 +60,10 @@ async function withLock<T>(lockPath: string, fn: () => Promise<T>): Promise<T> {
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
       // A lock left by a crashed adapter must not block forever.
-      const age = await stat(lockPath).then((s) => Date.now() - s.mtimeMs, () => 0);
+      const age = await stat(lockPath).then(
+        (s) => Date.now() - s.mtimeMs,
+        () => 0,
+      );
       if (age > STALE_LOCK_MS) await rm(lockPath, { force: true });
       else if (Date.now() - started > LOCK_WAIT_MS) throw new Error(`timed out waiting for ${lockPath}`);
       else await new Promise((resolve) => setTimeout(resolve, 50));
@@ -76,8 +79,7 @@ async function withLock<T>(lockPath: string, fn: () => Promise<T>): Promise<T> {
 /** The local workspace key: reused when it still authenticates, made once (under the lock) otherwise. */
 async function localKey(service: MemoryService & AdminService, configDir: string, dbPath: string): Promise<EmbeddedFile> {
   const path = join(configDir, FILE_NAME);
-  const usable = async (file: EmbeddedFile | null) =>
-    file !== null && (await service.authenticate(file.api_key)) !== null ? file : null;
+  const usable = async (file: EmbeddedFile | null) => (file !== null && (await service.authenticate(file.api_key)) !== null ? file : null);
   const existing = await usable(await readEmbeddedFile(path));
   if (existing) return existing;
   await mkdir(configDir, { recursive: true, mode: 0o700 });

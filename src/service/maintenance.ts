@@ -67,9 +67,12 @@ export function createMaintenance({ store, embedder, loadIndex, log, nowMs }: Ma
       }
       // 0.3.0's hybrid vectors hold this model's own: rewritten in place, no model run; recalled meanwhile all the same.
       if (opts.reembed !== false && (await store.memoriesNotEmbeddedBy(embedder.id, 1, undefined, derivedPrefix(embedder.id))).length > 0) {
-        log.warn("rewriting, in the background, the vectors of the previous default (the model's block of each is kept; recall is unaffected)", {
-          embedder: embedder.id,
-        });
+        log.warn(
+          "rewriting, in the background, the vectors of the previous default (the model's block of each is kept; recall is unaffected)",
+          {
+            embedder: embedder.id,
+          },
+        );
         log.warn("rewriting done", { rewritten: await rewriteDerived(), embedder: embedder.id });
       }
       if ((await store.memoriesNotEmbeddedBy(embedder.id, 1)).length > 0) {

@@ -33,7 +33,10 @@ export interface MemoryOperationsDeps {
   version: string;
 }
 
-export type MemoryOperations = Pick<MemoryService, "authenticate" | "store" | "retrieve" | "health" | "status" | "consumeRateLimit" | "healthy">;
+export type MemoryOperations = Pick<
+  MemoryService,
+  "authenticate" | "store" | "retrieve" | "health" | "status" | "consumeRateLimit" | "healthy"
+>;
 
 export function createMemoryOperations(deps: MemoryOperationsDeps): MemoryOperations {
   const { store, indexes, embedder, reads, webhooks, log, now } = deps;

@@ -1,14 +1,7 @@
 // The seam between the service's HTTP edge (src/service/http) and its domain core (store, pipeline, retrieval,
 // health). The HTTP layer validates shapes, authenticates, applies the workspace-state and rate-limit rules and
 // maps ServiceError to the JSON error body; the core does the work and never sees HTTP.
-import type {
-  ErrorCode,
-  HealthResponse,
-  RetrieveResponse,
-  StatusResponse,
-  StoreResponse,
-  WorkspaceStatus,
-} from "../contract/wire.js";
+import type { ErrorCode, HealthResponse, RetrieveResponse, StatusResponse, StoreResponse, WorkspaceStatus } from "../contract/wire.js";
 import type { PiiType } from "./pipeline/pii/types.js";
 import type { WebhookRuntime } from "./webhooks/runtime.js";
 

@@ -4,7 +4,17 @@ import type { DashboardKey, DashboardMemory, DuplicateView, MemoryPage, SearchHi
 import type { UsageReport } from "../service/dashboard/usage.js";
 import type { MemoryStats } from "../service/store/types.js";
 
-export type { DashboardKey, DashboardMemory, DuplicateView, HealthResponse, MemoryPage, MemoryStats, SearchHit, UsageReport, WorkspaceOverview };
+export type {
+  DashboardKey,
+  DashboardMemory,
+  DuplicateView,
+  HealthResponse,
+  MemoryPage,
+  MemoryStats,
+  SearchHit,
+  UsageReport,
+  WorkspaceOverview,
+};
 
 export class ApiError extends Error {
   constructor(
@@ -44,7 +54,10 @@ export async function post<T>(path: string, body?: unknown): Promise<T> {
   });
   if (response.status === 401 || response.status === 403) {
     csrfToken = undefined;
-    throw new ApiError(response.status, "The dashboard refused this change: reload the page (or open the URL `brain-mcp ui` printed) and try again.");
+    throw new ApiError(
+      response.status,
+      "The dashboard refused this change: reload the page (or open the URL `brain-mcp ui` printed) and try again.",
+    );
   }
   const answer = (await response.json().catch(() => ({}))) as { error?: string };
   if (!response.ok) throw new ApiError(response.status, answer.error ?? `the dashboard answered ${response.status}`);

@@ -127,7 +127,12 @@ function Confirm({
 }
 
 function Loading<T>({ state, children }: { state: { data: T | null; error: string | null }; children: (data: T) => ComponentChildren }) {
-  if (state.error) return <p role="alert" class="error">{state.error}</p>;
+  if (state.error)
+    return (
+      <p role="alert" class="error">
+        {state.error}
+      </p>
+    );
   if (state.data === null) return <p aria-busy="true">Loading…</p>;
   return <>{children(state.data)}</>;
 }
@@ -206,11 +211,21 @@ function Workspaces() {
                   <th scope="col">Workspace</th>
                   <th scope="col">Status</th>
                   <th scope="col">Plan</th>
-                  <th scope="col" class="num">Memories</th>
-                  <th scope="col" class="num">Live keys</th>
-                  <th scope="col" class="num">Writes</th>
-                  <th scope="col" class="num">Recalls</th>
-                  <th scope="col" class="num">Quality score</th>
+                  <th scope="col" class="num">
+                    Memories
+                  </th>
+                  <th scope="col" class="num">
+                    Live keys
+                  </th>
+                  <th scope="col" class="num">
+                    Writes
+                  </th>
+                  <th scope="col" class="num">
+                    Recalls
+                  </th>
+                  <th scope="col" class="num">
+                    Quality score
+                  </th>
                 </tr>
               </thead>
               <tbody>
@@ -292,6 +307,7 @@ function Memories({ ws, params }: { ws: string; params: URLSearchParams }) {
   return (
     <>
       <h1 tabIndex={-1}>Memories</h1>
+      {/* biome-ignore lint/a11y/useSemanticElements: a form with role=search is the ARIA pattern every browser reads; <search> is too new */}
       <form
         class="filters"
         role="search"
@@ -316,7 +332,12 @@ function Memories({ ws, params }: { ws: string; params: URLSearchParams }) {
           />
         </div>
         <button type="submit">Search</button>
-        <Choice name="category" label="Category" params={params} options={(stats.data?.categories ?? []).map((c) => [c.category, `${c.category} (${c.count})`])} />
+        <Choice
+          name="category"
+          label="Category"
+          params={params}
+          options={(stats.data?.categories ?? []).map((c) => [c.category, `${c.category} (${c.count})`])}
+        />
         <Choice name="temporal" label="Temporal type" params={params} options={TEMPORAL_CHOICES} />
         <Choice name="min_importance" label="Minimum importance" params={params} options={IMPORTANCE_CHOICES} />
         <Choice name="age" label="Age" params={params} options={AGE_CHOICES} />
@@ -345,29 +366,29 @@ function Memories({ ws, params }: { ws: string; params: URLSearchParams }) {
               <section aria-labelledby="forget-title" class="forget">
                 <h2 id="forget-title">Forget memories</h2>
                 <p class="muted">
-                  The results ticked in the Forget column (at first, those scoring {FORGET_MIN_SCORE_DEFAULT} or more) are deleted for good: text,
-                  vector, and the answers kept for retried stores. Agents will no longer recall them.
+                  The results ticked in the Forget column (at first, those scoring {FORGET_MIN_SCORE_DEFAULT} or more) are deleted for good:
+                  text, vector, and the answers kept for retried stores. Agents will no longer recall them.
                 </p>
                 {chosen.size === 0 ? (
                   <p>No result is ticked.</p>
                 ) : (
-                <Confirm
-                  label={`Forget the ${howMany(chosen.size)} ticked…`}
-                  question={`Forget ${howMany(chosen.size)} (${page.memories
-                    .filter((m) => chosen.has(m.id))
-                    .map((m) => `#${m.id}`)
-                    .join(", ")})? This cannot be undone.`}
-                  action={async () => {
-                    const { forgotten } = await post<{ forgotten: number[] }>(`/api/workspaces/${ws}/memories/forget`, {
-                      ids: [...chosen],
-                    });
-                    return `Forgot ${forgotten.length} ${forgotten.length === 1 ? "memory" : "memories"}.`;
-                  }}
-                  onDone={(outcome) => {
-                    setNotice(outcome);
-                    setVersion((v) => v + 1);
-                  }}
-                />
+                  <Confirm
+                    label={`Forget the ${howMany(chosen.size)} ticked…`}
+                    question={`Forget ${howMany(chosen.size)} (${page.memories
+                      .filter((m) => chosen.has(m.id))
+                      .map((m) => `#${m.id}`)
+                      .join(", ")})? This cannot be undone.`}
+                    action={async () => {
+                      const { forgotten } = await post<{ forgotten: number[] }>(`/api/workspaces/${ws}/memories/forget`, {
+                        ids: [...chosen],
+                      });
+                      return `Forgot ${forgotten.length} ${forgotten.length === 1 ? "memory" : "memories"}.`;
+                    }}
+                    onDone={(outcome) => {
+                      setNotice(outcome);
+                      setVersion((v) => v + 1);
+                    }}
+                  />
                 )}
               </section>
             )}
@@ -430,13 +451,25 @@ function MemoryTable({ ws, page, chosen }: { ws: string; page: MemoryPage; chose
         <tr>
           {chosen && <th scope="col">Forget</th>}
           <th scope="col">Memory</th>
-          {scored && <th scope="col" class="num">Score</th>}
-          {scored && <th scope="col" class="num">Similarity</th>}
+          {scored && (
+            <th scope="col" class="num">
+              Score
+            </th>
+          )}
+          {scored && (
+            <th scope="col" class="num">
+              Similarity
+            </th>
+          )}
           <th scope="col">Categories</th>
-          <th scope="col" class="num">Importance</th>
+          <th scope="col" class="num">
+            Importance
+          </th>
           <th scope="col">Temporal</th>
           <th scope="col">Created</th>
-          <th scope="col" class="num">Recalls</th>
+          <th scope="col" class="num">
+            Recalls
+          </th>
         </tr>
       </thead>
       <tbody>
@@ -444,7 +477,12 @@ function MemoryTable({ ws, page, chosen }: { ws: string; page: MemoryPage; chose
           <tr key={m.id}>
             {chosen && (
               <td>
-                <input type="checkbox" checked={chosen.ids.has(m.id)} onChange={() => chosen.toggle(m.id)} aria-label={`Forget memory #${m.id}`} />
+                <input
+                  type="checkbox"
+                  checked={chosen.ids.has(m.id)}
+                  onChange={() => chosen.toggle(m.id)}
+                  aria-label={`Forget memory #${m.id}`}
+                />
               </td>
             )}
             <td>
@@ -502,54 +540,54 @@ function Memory({ ws, id }: { ws: string; id: string }) {
           Memory #{id} was forgotten.
         </p>
       ) : (
-      <Loading state={state}>
-        {(m) => (
-          <>
-          <article class="memory" aria-label={`Memory ${m.id}`}>
-            <blockquote class="text">{m.text}</blockquote>
-            <dl class="facts">
-              <dt>Categories</dt>
-              <dd>
-                <Categories list={m.categories} />
-              </dd>
-              <dt>Importance</dt>
-              <dd>{m.importance} of 10</dd>
-              <dt>Temporal</dt>
-              <dd>
-                <Temporal m={m} />
-              </dd>
-              <dt>Length</dt>
-              <dd>{m.characters} characters</dd>
-              <dt>Created</dt>
-              <dd>{when(m.created_at)}</dd>
-              <dt>Updated</dt>
-              <dd>{when(m.updated_at)}</dd>
-              <dt>Last recalled</dt>
-              <dd>{when(m.last_accessed_at)}</dd>
-              <dt>Recalls</dt>
-              <dd>{m.access_count}</dd>
-              <dt>Embedded by</dt>
-              <dd>
-                <code>{m.embedder_id}</code>
-              </dd>
-              <dt>Meta</dt>
-              <dd>
-                {Object.keys(m.meta).length === 0 ? <span class="muted">none</span> : <pre>{JSON.stringify(m.meta, null, 2)}</pre>}
-              </dd>
-            </dl>
-          </article>
-          <Confirm
-            label="Forget this memory…"
-            question={`Forget memory #${m.id}? Its text and vector are deleted for good and agents will no longer recall it.`}
-            action={async () => {
-              await post(`/api/workspaces/${ws}/memories/forget`, { ids: [m.id] });
-              return "";
-            }}
-            onDone={() => setForgotten(true)}
-          />
-          </>
-        )}
-      </Loading>
+        <Loading state={state}>
+          {(m) => (
+            <>
+              <article class="memory" aria-label={`Memory ${m.id}`}>
+                <blockquote class="text">{m.text}</blockquote>
+                <dl class="facts">
+                  <dt>Categories</dt>
+                  <dd>
+                    <Categories list={m.categories} />
+                  </dd>
+                  <dt>Importance</dt>
+                  <dd>{m.importance} of 10</dd>
+                  <dt>Temporal</dt>
+                  <dd>
+                    <Temporal m={m} />
+                  </dd>
+                  <dt>Length</dt>
+                  <dd>{m.characters} characters</dd>
+                  <dt>Created</dt>
+                  <dd>{when(m.created_at)}</dd>
+                  <dt>Updated</dt>
+                  <dd>{when(m.updated_at)}</dd>
+                  <dt>Last recalled</dt>
+                  <dd>{when(m.last_accessed_at)}</dd>
+                  <dt>Recalls</dt>
+                  <dd>{m.access_count}</dd>
+                  <dt>Embedded by</dt>
+                  <dd>
+                    <code>{m.embedder_id}</code>
+                  </dd>
+                  <dt>Meta</dt>
+                  <dd>
+                    {Object.keys(m.meta).length === 0 ? <span class="muted">none</span> : <pre>{JSON.stringify(m.meta, null, 2)}</pre>}
+                  </dd>
+                </dl>
+              </article>
+              <Confirm
+                label="Forget this memory…"
+                question={`Forget memory #${m.id}? Its text and vector are deleted for good and agents will no longer recall it.`}
+                action={async () => {
+                  await post(`/api/workspaces/${ws}/memories/forget`, { ids: [m.id] });
+                  return "";
+                }}
+                onDone={() => setForgotten(true)}
+              />
+            </>
+          )}
+        </Loading>
       )}
     </>
   );
@@ -651,7 +689,9 @@ function Duplicates({ ws }: { ws: string }) {
           <table>
             <thead>
               <tr>
-                <th scope="col" class="num">Similarity</th>
+                <th scope="col" class="num">
+                  Similarity
+                </th>
                 <th scope="col">One</th>
                 <th scope="col">The other</th>
               </tr>
@@ -685,8 +725,18 @@ function Charts({ ws }: { ws: string }) {
       <Loading state={state}>
         {(s) => (
           <div class="charts">
-            <BarChart id="created" title={`Memories stored per day (last ${CHART_DAYS} days)`} unit="memories" bars={dailyBars(s.createdPerDay, CHART_DAYS, now)} />
-            <BarChart id="recalls" title={`Recalls per day (last ${CHART_DAYS} days)`} unit="recalls" bars={dailyBars(s.recallsPerDay, CHART_DAYS, now)} />
+            <BarChart
+              id="created"
+              title={`Memories stored per day (last ${CHART_DAYS} days)`}
+              unit="memories"
+              bars={dailyBars(s.createdPerDay, CHART_DAYS, now)}
+            />
+            <BarChart
+              id="recalls"
+              title={`Recalls per day (last ${CHART_DAYS} days)`}
+              unit="recalls"
+              bars={dailyBars(s.recallsPerDay, CHART_DAYS, now)}
+            />
             <BarChart
               id="categories"
               title="Categories"
@@ -709,7 +759,6 @@ function Charts({ ws }: { ws: string }) {
   );
 }
 
-
 function Usage({ ws }: { ws: string }) {
   const state = useApi<UsageReport>(`/api/workspaces/${ws}/usage`);
   const now = Date.now();
@@ -727,8 +776,12 @@ function Usage({ ws }: { ws: string }) {
                 <thead>
                   <tr>
                     <th scope="col">Cycle</th>
-                    <th scope="col" class="num">Writes</th>
-                    <th scope="col" class="num">Reads</th>
+                    <th scope="col" class="num">
+                      Writes
+                    </th>
+                    <th scope="col" class="num">
+                      Reads
+                    </th>
                   </tr>
                 </thead>
                 <tbody>
@@ -748,8 +801,26 @@ function Usage({ ws }: { ws: string }) {
             <section aria-labelledby="days-title">
               <h2 id="days-title">Per day</h2>
               <div class="charts">
-                <BarChart id="writes" title={`Writes per day (last ${CHART_DAYS} days)`} unit="writes" bars={dailyBars(u.days.map((d) => ({ day: d.day, count: d.write })), CHART_DAYS, now)} />
-                <BarChart id="reads" title={`Reads per day (last ${CHART_DAYS} days)`} unit="reads" bars={dailyBars(u.days.map((d) => ({ day: d.day, count: d.read })), CHART_DAYS, now)} />
+                <BarChart
+                  id="writes"
+                  title={`Writes per day (last ${CHART_DAYS} days)`}
+                  unit="writes"
+                  bars={dailyBars(
+                    u.days.map((d) => ({ day: d.day, count: d.write })),
+                    CHART_DAYS,
+                    now,
+                  )}
+                />
+                <BarChart
+                  id="reads"
+                  title={`Reads per day (last ${CHART_DAYS} days)`}
+                  unit="reads"
+                  bars={dailyBars(
+                    u.days.map((d) => ({ day: d.day, count: d.read })),
+                    CHART_DAYS,
+                    now,
+                  )}
+                />
               </div>
             </section>
           </>
@@ -789,9 +860,7 @@ function Settings({ ws }: { ws: string }) {
         )}
         {created && (
           <div role="status" class="new-key">
-            <p>
-              Key #{created.id} is ready. Copy it now: it is shown only this once, and never again anywhere.
-            </p>
+            <p>Key #{created.id} is ready. Copy it now: it is shown only this once, and never again anywhere.</p>
             <input class="key" type="text" readOnly value={created.key} aria-label="New API key" size={created.key.length} />{" "}
             <button type="button" class="secondary" onClick={() => setCreated(null)}>
               I have copied it

@@ -20,7 +20,10 @@ export function BarChart({ id, title, bars, unit }: { id: string; title: string;
   const step = plotW / Math.max(1, bars.length);
   const barW = Math.max(1, step * 0.8);
   const total = bars.reduce((s, b) => s + b.value, 0);
-  const top = [...bars].sort((a, b) => b.value - a.value).slice(0, 3).filter((b) => b.value > 0);
+  const top = [...bars]
+    .sort((a, b) => b.value - a.value)
+    .slice(0, 3)
+    .filter((b) => b.value > 0);
   const summary =
     bars.length === 0 || total === 0
       ? `${title}: nothing yet.`
@@ -49,7 +52,12 @@ export function BarChart({ id, title, bars, unit }: { id: string; title: string;
                 <title>{`${b.label}: ${b.value}`}</title>
               </rect>
               {i % labelEvery === 0 && (
-                <text x={x + barW / 2} y={stagger && (i / labelEvery) % 2 === 1 ? HEIGHT - 6 : HEIGHT - 20} class="tick" text-anchor="middle">
+                <text
+                  x={x + barW / 2}
+                  y={stagger && (i / labelEvery) % 2 === 1 ? HEIGHT - 6 : HEIGHT - 20}
+                  class="tick"
+                  text-anchor="middle"
+                >
                   {b.label}
                 </text>
               )}

@@ -43,13 +43,21 @@ async function viaAdapter(name, args) {
 }
 
 for (let i = 0; i < 20; i++) {
-  await direct("/v1/memory/store", { text: `Warm-up memory number ${i} about the ${["red", "blue", "green", "amber"][i % 4]} deployment lane ${i * 7}.` });
+  await direct("/v1/memory/store", {
+    text: `Warm-up memory number ${i} about the ${["red", "blue", "green", "amber"][i % 4]} deployment lane ${i * 7}.`,
+  });
 }
 
 const rows = [];
 for (const [label, path, body, name, args] of [
   ["status", "/v1/status", null, tool("status"), {}],
-  ["recall", "/v1/memory/retrieve", { query: "which deployment lane is blue?", top_k: 5 }, tool("recall"), { query: "which deployment lane is blue?", top_k: 5 }],
+  [
+    "recall",
+    "/v1/memory/retrieve",
+    { query: "which deployment lane is blue?", top_k: 5 },
+    tool("recall"),
+    { query: "which deployment lane is blue?", top_k: 5 },
+  ],
 ]) {
   const d = [];
   const a = [];

@@ -23,7 +23,10 @@ const withoutHandshake = readFileSync(entry, "utf8").replace(/return (\w+)\(t,\{
 if (withoutHandshake === readFileSync(entry, "utf8")) throw new Error("could not find the handshake in the bundle's entry");
 writeFileSync(sdkAlone, withoutHandshake);
 const sdkAloneBin = join(scratch, "sdk-alone.mjs");
-writeFileSync(sdkAloneBin, `const { main } = await import(${JSON.stringify(new URL(`file://${sdkAlone}`).href)});\nawait main(process.argv.slice(2));\n`);
+writeFileSync(
+  sdkAloneBin,
+  `const { main } = await import(${JSON.stringify(new URL(`file://${sdkAlone}`).href)});\nawait main(process.argv.slice(2));\n`,
+);
 process.on("exit", () => rmSync(sdkAlone, { force: true }));
 
 const subjects = {

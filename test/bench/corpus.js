@@ -16,7 +16,10 @@ export function fortunesDir() {
   const cached = join(CACHE, "x", "usr", "share", "games", "fortunes");
   if (!existsSync(cached)) {
     mkdirSync(CACHE, { recursive: true });
-    execFileSync("sh", ["-c", `cd ${CACHE} && apt-get download -q fortunes fortunes-min >/dev/null 2>&1 && for f in *.deb; do dpkg -x "$f" x; done`]);
+    execFileSync("sh", [
+      "-c",
+      `cd ${CACHE} && apt-get download -q fortunes fortunes-min >/dev/null 2>&1 && for f in *.deb; do dpkg -x "$f" x; done`,
+    ]);
   }
   return cached;
 }
@@ -33,8 +36,16 @@ function rawPassages() {
 }
 
 // The service refuses control characters (its input policy); a few fortunes hold some (bell, escape codes).
-const flat = (s) => s.replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/g, " ").replace(/\s+/g, " ").trim();
-const keyOf = (s) => s.toLowerCase().replace(/[^a-z0-9]+/g, " ").trim();
+const flat = (s) =>
+  s
+    .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/g, " ")
+    .replace(/\s+/g, " ")
+    .trim();
+const keyOf = (s) =>
+  s
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, " ")
+    .trim();
 const words = (s) => (s.match(/[A-Za-z]+/g) ?? []).length;
 
 /**

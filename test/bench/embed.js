@@ -16,7 +16,14 @@ function texts() {
         if (flat.length >= 20 && flat.length <= 600) out.push(flat);
       }
     }
-    return { source: dir, documents: out.filter((_, i) => i % 37 === 0).slice(0, 300), queries: out.filter((_, i) => i % 41 === 1).map((t) => t.slice(0, 120)).slice(0, 300) };
+    return {
+      source: dir,
+      documents: out.filter((_, i) => i % 37 === 0).slice(0, 300),
+      queries: out
+        .filter((_, i) => i % 41 === 1)
+        .map((t) => t.slice(0, 120))
+        .slice(0, 300),
+    };
   }
   const set = JSON.parse(readFileSync(new URL("../eval/sets/retrieval.json", import.meta.url), "utf8"));
   return { source: "test/eval/sets/retrieval.json", documents: set.memories.map((m) => m.text), queries: set.questions.map((q) => q.q) };
@@ -44,7 +51,10 @@ console.log(`load: ${(performance.now() - loadStarted).toFixed(0)} ms`);
 await embedder.embed(documents.slice(0, 3), "document"); // warm-up
 console.log(`documents (20-600 characters), one text per call: ${await timeEach(embedder, documents, "document")}`);
 console.log(`queries (up to 120 characters), one text per call: ${await timeEach(embedder, queries, "query")}`);
-for (const [name, items] of [["documents", documents], ["queries", queries]]) {
+for (const [name, items] of [
+  ["documents", documents],
+  ["queries", queries],
+]) {
   const batch = items.slice(0, 32);
   const started = performance.now();
   await embedder.embed(batch, "document");

@@ -59,7 +59,12 @@ const services = [first];
 for (let i = 1; i < processes; i++) {
   // Further processes over the same store: the key made by the first one works on all.
   services.push(
-    await startService({ databaseUrl, nodeArgs, dbPath: usePostgres ? undefined : first.dbPath, credentials: { apiKey: first.apiKey, workspaceId: first.workspaceId } }),
+    await startService({
+      databaseUrl,
+      nodeArgs,
+      dbPath: usePostgres ? undefined : first.dbPath,
+      credentials: { apiKey: first.apiKey, workspaceId: first.workspaceId },
+    }),
   );
 }
 
@@ -146,7 +151,11 @@ async function agent(index) {
 
 // CPU time (all threads) of every serve process and of this one (the agents), around the measured window: on a shared
 // machine wall-clock rates measure the neighbours too, CPU time per request does not (much).
-const cpuBefore = { services: services.map((s) => cpuMsOf(s.pid)), agents: process.cpuUsage(), database: pg ? cpuMsOf(pg.pid, { children: true }) : 0 };
+const cpuBefore = {
+  services: services.map((s) => cpuMsOf(s.pid)),
+  agents: process.cpuUsage(),
+  database: pg ? cpuMsOf(pg.pid, { children: true }) : 0,
+};
 const t0 = Date.now();
 await Promise.all(Array.from({ length: agents }, (_, i) => agent(i)));
 const elapsed = (Date.now() - t0) / 1000;
@@ -164,7 +173,12 @@ if (usePostgres) {
   const pgDriver = require("pg");
   const client = new pgDriver.Client({ connectionString: databaseUrl });
   await client.connect();
-  counts = (await client.query(duplicateSql.replace("count(*) as texts", "count(*)::int as texts").replace("sum(n - 1), 0)", "sum(n - 1), 0)::int"), [first.workspaceId])).rows[0];
+  counts = (
+    await client.query(
+      duplicateSql.replace("count(*) as texts", "count(*)::int as texts").replace("sum(n - 1), 0)", "sum(n - 1), 0)::int"),
+      [first.workspaceId],
+    )
+  ).rows[0];
   await client.end();
 } else {
   const Database = require("better-sqlite3");
@@ -175,7 +189,9 @@ if (usePostgres) {
 for (const s of services) await s.stop();
 await pg?.stop();
 
-console.log(`warm-up (3 stores and 3 recalls per process, not counted): store ${warmup.store.map((v) => v.toFixed(0)).join("/")} ms, recall ${warmup.recall.map((v) => v.toFixed(0)).join("/")} ms`);
+console.log(
+  `warm-up (3 stores and 3 recalls per process, not counted): store ${warmup.store.map((v) => v.toFixed(0)).join("/")} ms, recall ${warmup.recall.map((v) => v.toFixed(0)).join("/")} ms`,
+);
 const done = latencies.store.length + latencies.recall.length;
 const errorCount = [...errors.values()].reduce((a, b) => a + b, 0);
 console.log(`fleet: ${agents} agents, ${seconds} s, ${processes} service process(es) over ${usePostgres ? "PostgreSQL" : "SQLite"}`);

@@ -19,7 +19,9 @@ export const ms = (v) => `${v.toFixed(2)} ms`;
 
 export function machine() {
   const cpu = cpus()[0]?.model ?? "unknown cpu";
-  const load = loadavg().map((l) => l.toFixed(2)).join(" ");
+  const load = loadavg()
+    .map((l) => l.toFixed(2))
+    .join(" ");
   return `${cpus().length} × ${cpu}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, node ${process.version}, ${process.platform}, load ${load}`;
 }
 
@@ -83,7 +85,10 @@ export function fortunes() {
   let dirs = ["/usr/share/games/fortunes"];
   if (!dirs.some(existsSync)) {
     const tmp = mkdtempSync(join(tmpdir(), "fortunes-"));
-    execFileSync("sh", ["-c", `cd ${tmp} && apt-get download -q fortunes fortunes-min >/dev/null 2>&1 && for f in *.deb; do dpkg -x "$f" x; done`]);
+    execFileSync("sh", [
+      "-c",
+      `cd ${tmp} && apt-get download -q fortunes fortunes-min >/dev/null 2>&1 && for f in *.deb; do dpkg -x "$f" x; done`,
+    ]);
     dirs = [join(tmp, "x", "usr", "share", "games", "fortunes")];
   }
   const seen = new Set();

@@ -18,7 +18,13 @@ export function fleetTexts(count = 600) {
   const documents = [];
   for (let n = 0; queries.length + documents.length < count; n++) {
     if (n % 3 === 2) documents.push(texts[n]);
-    else queries.push(texts[n].split(/\s+/).slice(0, 4 + (n % 7)).join(" "));
+    else
+      queries.push(
+        texts[n]
+          .split(/\s+/)
+          .slice(0, 4 + (n % 7))
+          .join(" "),
+      );
   }
   return { queries, documents };
 }
@@ -32,8 +38,7 @@ export async function modelTextsPerSecond({ batch = 16, seconds = 4, purpose = "
   embedder ??= createWorkerEmbedder(offlineEmbedderKind(process.env));
   await embedder.load();
   await embedder.embed(texts.queries.slice(0, batch), "query"); // kernels compile on the first run
-  const plan =
-    purpose === "mix" ? ["query", "query", "document"] : [purpose];
+  const plan = purpose === "mix" ? ["query", "query", "document"] : [purpose];
   const cursor = { query: 0, document: 0 };
   const take = (kind) => {
     const pool = kind === "query" ? texts.queries : texts.documents;
@@ -62,7 +67,9 @@ export async function modelTextsPerSecond({ batch = 16, seconds = 4, purpose = "
 
 if (import.meta.url === pathToFileURL(process.argv[1]).href) {
   const { loadavg } = await import("node:os");
-  const { values } = parseArgs({ options: { seconds: { type: "string", default: "4" }, sizes: { type: "string", default: "1,2,4,8,16,32" } } });
+  const { values } = parseArgs({
+    options: { seconds: { type: "string", default: "4" }, sizes: { type: "string", default: "1,2,4,8,16,32" } },
+  });
   const seconds = Number(values.seconds);
   const texts = fleetTexts();
   const embedder = createWorkerEmbedder(offlineEmbedderKind(process.env));

@@ -10,13 +10,17 @@ import { join } from "node:path";
 export function findPgBin() {
   const root = "/usr/lib/postgresql";
   if (!existsSync(root)) return null;
-  const majors = readdirSync(root).filter((v) => existsSync(join(root, v, "bin", "initdb"))).sort((a, b) => Number(b) - Number(a));
+  const majors = readdirSync(root)
+    .filter((v) => existsSync(join(root, v, "bin", "initdb")))
+    .sort((a, b) => Number(b) - Number(a));
   return majors.length ? join(root, majors[0], "bin") : null;
 }
 
 function serverUser() {
   if (process.getuid?.() !== 0) return null;
-  const line = readFileSync("/etc/passwd", "utf8").split("\n").find((l) => l.startsWith("postgres:"));
+  const line = readFileSync("/etc/passwd", "utf8")
+    .split("\n")
+    .find((l) => l.startsWith("postgres:"));
   if (!line) throw new Error("running as root needs the `postgres` OS user");
   const [, , uid, gid] = line.split(":");
   return { uid: Number(uid), gid: Number(gid) };
@@ -54,8 +58,28 @@ export async function startPostgres({ sharedBuffers = "256MB" } = {}) {
   const port = await freePort();
   const child = spawn(
     join(bin, "postgres"),
-    ["-D", data, "-p", String(port), "-k", dir, "-c", "listen_addresses=127.0.0.1", "-c", "fsync=on", "-c", "synchronous_commit=on",
-      "-c", "max_connections=200", "-c", `shared_buffers=${sharedBuffers}`, "-c", "log_min_messages=warning", "-c", "TimeZone=UTC"],
+    [
+      "-D",
+      data,
+      "-p",
+      String(port),
+      "-k",
+      dir,
+      "-c",
+      "listen_addresses=127.0.0.1",
+      "-c",
+      "fsync=on",
+      "-c",
+      "synchronous_commit=on",
+      "-c",
+      "max_connections=200",
+      "-c",
+      `shared_buffers=${sharedBuffers}`,
+      "-c",
+      "log_min_messages=warning",
+      "-c",
+      "TimeZone=UTC",
+    ],
     { ...as, env, cwd: dir, detached: true, stdio: "ignore" },
   );
   const kill = () => {
@@ -68,7 +92,10 @@ export async function startPostgres({ sharedBuffers = "256MB" } = {}) {
   };
   process.on("exit", kill);
   const psql = (sql, db = "postgres") =>
-    spawnSync(join(bin, "psql"), ["-h", "127.0.0.1", "-p", String(port), "-U", "postgres", "-d", db, "-qAt", "-c", sql], { env, encoding: "utf8" });
+    spawnSync(join(bin, "psql"), ["-h", "127.0.0.1", "-p", String(port), "-U", "postgres", "-d", db, "-qAt", "-c", sql], {
+      env,
+      encoding: "utf8",
+    });
   const deadline = Date.now() + 30_000;
   while (spawnSync(join(bin, "pg_isready"), ["-h", "127.0.0.1", "-p", String(port), "-t", "1"], { env }).status !== 0) {
     if (Date.now() > deadline || child.exitCode !== null) throw new Error("postgres did not start");

@@ -7,7 +7,10 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 
-const { values, positionals } = parseArgs({ allowPositionals: true, options: { top: { type: "string", default: "25" }, detail: { type: "string" } } });
+const { values, positionals } = parseArgs({
+  allowPositionals: true,
+  options: { top: { type: "string", default: "25" }, detail: { type: "string" } },
+});
 const dir = positionals[0];
 if (!dir) throw new Error("usage: node test/bench/profile-summary.js DIR");
 
@@ -31,7 +34,9 @@ function placeOf(frame) {
 
 const isProject = (frame) => (frame.url ?? "").includes("/dist/") && !(frame.url ?? "").includes("/node_modules/");
 
-for (const file of readdirSync(dir).filter((f) => f.endsWith(".cpuprofile")).sort()) {
+for (const file of readdirSync(dir)
+  .filter((f) => f.endsWith(".cpuprofile"))
+  .sort()) {
   const profile = JSON.parse(readFileSync(join(dir, file), "utf8"));
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const parent = new Map();
@@ -62,7 +67,9 @@ for (const file of readdirSync(dir).filter((f) => f.endsWith(".cpuprofile")).sor
     }
   });
   const wall = (profile.endTime - profile.startTime) / 1000;
-  console.log(`\n${file}: ${(total / 1000).toFixed(1)} s of CPU in ${(wall / 1000).toFixed(1)} s (${((100 * total) / wall).toFixed(0)}% busy)`);
+  console.log(
+    `\n${file}: ${(total / 1000).toFixed(1)} s of CPU in ${(wall / 1000).toFixed(1)} s (${((100 * total) / wall).toFixed(0)}% busy)`,
+  );
   for (const [place, ms] of [...charge].sort((a, b) => b[1] - a[1]).slice(0, Number(values.top))) {
     console.log(`  ${((100 * ms) / total).toFixed(1).padStart(5)}%  ${(ms / 1000).toFixed(2).padStart(6)} s  ${place}`);
   }

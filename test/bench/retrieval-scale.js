@@ -52,10 +52,14 @@ mkdirSync(cacheDir, { recursive: true });
 const cacheFile = join(cacheDir, `scale-${embedder.id.replace(/[^\w.@+-]/g, "_")}-${pool.length}.f32`);
 let cached = existsSync(cacheFile) ? readFileSync(cacheFile) : Buffer.alloc(0);
 for (let i = cached.length / (4 * d); i < nReal; i += 64) {
-  for (const v of await embedder.embed(pool.slice(i, Math.min(nReal, i + 64)), "document")) appendFileSync(cacheFile, Buffer.from(v.buffer, v.byteOffset, v.byteLength));
+  for (const v of await embedder.embed(pool.slice(i, Math.min(nReal, i + 64)), "document"))
+    appendFileSync(cacheFile, Buffer.from(v.buffer, v.byteOffset, v.byteLength));
 }
 cached = readFileSync(cacheFile);
-const real = Array.from({ length: nReal }, (_, i) => new Float32Array(cached.buffer.slice(cached.byteOffset + i * 4 * d, cached.byteOffset + (i + 1) * 4 * d)));
+const real = Array.from(
+  { length: nReal },
+  (_, i) => new Float32Array(cached.buffer.slice(cached.byteOffset + i * 4 * d, cached.byteOffset + (i + 1) * 4 * d)),
+);
 
 let seed = 12345;
 const gauss = () => {
@@ -69,7 +73,7 @@ function vectorFor(i) {
   const base = real[i % nReal];
   const v = new Float32Array(d);
   let norm = 0;
-  for (let k = 0; k < d; k++) norm += (v[k] = base[k] + gauss() * 0.75 / Math.sqrt(d)) ** 2;
+  for (let k = 0; k < d; k++) norm += (v[k] = base[k] + (gauss() * 0.75) / Math.sqrt(d)) ** 2;
   return v.map((x) => x / Math.sqrt(norm));
 }
 const textFor = (i) => (i < pool.length ? pool[i] : `${pool[i % pool.length]} (${Math.floor(i / pool.length)})`);
@@ -81,7 +85,9 @@ function queryFor(i) {
 }
 
 let pg = null;
-const location = usePostgres ? { databaseUrl: (pg = await startPostgres()).url } : { dbPath: join(mkdtempSync(join(tmpdir(), "brain-bench-scale-")), "brain.db") };
+const location = usePostgres
+  ? { databaseUrl: (pg = await startPostgres()).url }
+  : { dbPath: join(mkdtempSync(join(tmpdir(), "brain-bench-scale-")), "brain.db") };
 let service = await startService({ ...location, env: serveEnv });
 const credentials = [{ apiKey: service.apiKey, workspaceId: service.workspaceId }];
 for (let w = 1; w < nWorkspaces; w++) {
@@ -90,7 +96,11 @@ for (let w = 1; w < nWorkspaces; w++) {
 }
 await service.stop();
 const store = await openStore(location);
-console.log(`retrieval at scale: ${usePostgres ? "PostgreSQL" : "SQLite"}, ${nWorkspaces} workspace(s), embedder ${embedder.id}, ${nReal} real vectors, cache ${values["cache-mb"]} MB; load ${loadavg().map((x) => x.toFixed(1)).join(" ")}`);
+console.log(
+  `retrieval at scale: ${usePostgres ? "PostgreSQL" : "SQLite"}, ${nWorkspaces} workspace(s), embedder ${embedder.id}, ${nReal} real vectors, cache ${values["cache-mb"]} MB; load ${loadavg()
+    .map((x) => x.toFixed(1))
+    .join(" ")}`,
+);
 
 async function seedTo(workspaceId, size) {
   const have = await store.countMemories(workspaceId);
@@ -98,8 +108,16 @@ async function seedTo(workspaceId, size) {
     await store.writeInWorkspace(workspaceId, async (tx) => {
       for (let n = i; n < Math.min(size, i + 1000); n++) {
         await tx.insertMemory({
-          workspace_id: workspaceId, text: textFor(n), meta: {}, vector: vectorFor(n), embedder_id: embedder.id, importance: 1 + (n % 10),
-          temporal_type: "persistent", valid_until: null, categories: ["personal", "learning"], created_at: Date.now() - (size - n) * 60_000,
+          workspace_id: workspaceId,
+          text: textFor(n),
+          meta: {},
+          vector: vectorFor(n),
+          embedder_id: embedder.id,
+          importance: 1 + (n % 10),
+          temporal_type: "persistent",
+          valid_until: null,
+          categories: ["personal", "learning"],
+          created_at: Date.now() - (size - n) * 60_000,
         });
       }
     });
@@ -121,7 +139,9 @@ async function retrieve(key, query) {
 for (const size of sizes) {
   const seedStart = performance.now();
   for (const { workspaceId } of credentials) await seedTo(workspaceId, size);
-  console.log(`\n== ${size.toLocaleString("en-US")} memories × ${nWorkspaces} (seeded in ${f1((performance.now() - seedStart) / 1000)} s) ==`);
+  console.log(
+    `\n== ${size.toLocaleString("en-US")} memories × ${nWorkspaces} (seeded in ${f1((performance.now() - seedStart) / 1000)} s) ==`,
+  );
   service = await startService({ ...location, env: serveEnv, credentials: credentials[0] });
   const [firstMs] = await retrieve(credentials[0].apiKey, queryFor(17));
   console.log(`first retrieve after start ${f1(firstMs)} ms (load ${load()}); rss ${f1(service.rssMb())} MB`);

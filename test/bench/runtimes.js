@@ -32,9 +32,16 @@ async function child(runtime) {
     };
   };
   const short = "Maria Lopez is our contact at Northwind.";
-  const long = "The deployment pipeline for the payments service runs on GitHub Actions; every merge to main builds a container, runs the integration suite against a throwaway PostgreSQL, pushes the image to the registry and rolls it out to staging, and a manual approval promotes it to production on Tuesdays and Thursdays after the change advisory board has reviewed the release notes and the rollback plan.".repeat(2);
+  const long =
+    "The deployment pipeline for the payments service runs on GitHub Actions; every merge to main builds a container, runs the integration suite against a throwaway PostgreSQL, pushes the image to the registry and rolls it out to staging, and a manual approval promotes it to production on Tuesdays and Thursdays after the change advisory board has reviewed the release notes and the rollback plan.".repeat(
+      2,
+    );
   const out = { runtime, loadMs: Math.round(loadMs) };
-  for (const [name, texts, n] of [["short", [short], 60], ["long", [long], 20], ["batch32", Array.from({ length: 32 }, (_, i) => `${short} ${i}`), 8]]) {
+  for (const [name, texts, n] of [
+    ["short", [short], 60],
+    ["long", [long], 20],
+    ["batch32", Array.from({ length: 32 }, (_, i) => `${short} ${i}`), 8],
+  ]) {
     for (let i = 0; i < 2; i++) await session.run(feeds(texts));
     const times = [];
     for (let i = 0; i < n; i++) {

@@ -81,7 +81,10 @@ function queryFor(text, i) {
   const words = text.split(/\s+/);
   const len = 4 + (i % 7);
   const start = words.length > len ? (i * 31) % (words.length - len) : 0;
-  return words.slice(start, start + len).join(" ").slice(0, 2000);
+  return words
+    .slice(start, start + len)
+    .join(" ")
+    .slice(0, 2000);
 }
 
 // --- store and models ---------------------------------------------------------------------------------------------
@@ -112,12 +115,18 @@ async function seedVectors(from, to) {
     for (let i = cached.length / width; i < to; i += 256) {
       const texts = pool.slice(i, Math.min(to, i + 256));
       // one worker thread per core: a model run occupies the thread that calls it
-      const halves = await Promise.all([seedWorkers[0].embed(texts.slice(0, 128), "document"), seedWorkers[1].embed(texts.slice(128), "document")]);
+      const halves = await Promise.all([
+        seedWorkers[0].embed(texts.slice(0, 128), "document"),
+        seedWorkers[1].embed(texts.slice(128), "document"),
+      ]);
       for (const v of halves.flat()) appendFileSync(cacheFile, Buffer.from(v.buffer, v.byteOffset, v.byteLength));
     }
     cached = readFileSync(cacheFile);
   }
-  return Array.from({ length: to - from }, (_, k) => new Float32Array(cached.buffer.slice(cached.byteOffset + (from + k) * width, cached.byteOffset + (from + k + 1) * width)));
+  return Array.from(
+    { length: to - from },
+    (_, k) => new Float32Array(cached.buffer.slice(cached.byteOffset + (from + k) * width, cached.byteOffset + (from + k + 1) * width)),
+  );
 }
 const floor = relevanceFloorFor(embedder.id);
 
@@ -129,7 +138,11 @@ const workspaceId = credentials.workspaceId;
 const store = await openStore(location);
 
 console.log(`service benchmark: ${usePostgres ? `PostgreSQL ${pg?.version ?? ""}` : "SQLite (WAL)"}, embedder ${embedder.id}`);
-console.log(`machine: ${machine()}; load average at start ${loadavg().map((x) => x.toFixed(1)).join(" ")}`);
+console.log(
+  `machine: ${machine()}; load average at start ${loadavg()
+    .map((x) => x.toFixed(1))
+    .join(" ")}`,
+);
 console.log(`corpus: ${passages.length} fortunes + ${pieces.length} sentences/lines/clauses (distinct, PII-free)`);
 
 async function seedTo(size) {
@@ -191,16 +204,28 @@ async function breakdown(size) {
       exactChecked++;
       if (full.length === matches.length && full.every((x, k) => x.id === matches[k].id)) exactSame++;
     }
-    const [recordsMs, records] = await timed(() => store.getMemories(workspaceId, matches.map((m) => m.id)));
+    const [recordsMs, records] = await timed(() =>
+      store.getMemories(
+        workspaceId,
+        matches.map((m) => m.id),
+      ),
+    );
     const nowMs = Date.now();
     const [scoreMs] = await timed(() => {
       const byId = new Map(records.map((r) => [r.id, r]));
       const best = matches[0]?.cosine ?? 0;
-      const scored = matches.map((m) => ({ m, ...hybridScore({ ...byId.get(m.id), relevance: (m.cosine - floor) / (best - floor || 1) }, { nowMs, floor, bestCosine: best }) }));
+      const scored = matches.map((m) => ({
+        m,
+        ...hybridScore({ ...byId.get(m.id), relevance: (m.cosine - floor) / (best - floor || 1) }, { nowMs, floor, bestCosine: best }),
+      }));
       return scored.sort((a, b) => b.score - a.score).slice(0, 5);
     });
     const [touchMs] = await timed(async () => {
-      await store.touchMemories(workspaceId, matches.slice(0, 5).map((m) => m.id), nowMs);
+      await store.touchMemories(
+        workspaceId,
+        matches.slice(0, 5).map((m) => m.id),
+        nowMs,
+      );
       await store.recordUsage(workspaceId, "read", null, nowMs);
     });
     parts.queryEmbed.push(embedMs);
@@ -351,7 +376,9 @@ for (const size of sizes) {
   console.log(`in-process breakdown (load ${b.load}):`);
   console.log(`  index build: fetch vectors from the store ${f1(b.indexFetchMs)} ms + quantize/apply ${f1(b.indexApplyMs)} ms`);
   console.log(`  retrieve parts: query embed ${fmt(b.retrieve.queryEmbed)}`);
-  console.log(`                  index search ${fmt(b.retrieve.search)}  (candidates p50 ${b.candidates.p50}, int8 screen = float scan on ${b.exact} queries)`);
+  console.log(
+    `                  index search ${fmt(b.retrieve.search)}  (candidates p50 ${b.candidates.p50}, int8 screen = float scan on ${b.exact} queries)`,
+  );
   console.log(`                  fetch records ${fmt(b.retrieve.fetchRecords)}`);
   console.log(`                  score+sort ${fmt(b.retrieve.score)}`);
   console.log(`                  touch+usage ${fmt(b.retrieve.touch)}`);
@@ -361,14 +388,22 @@ for (const size of sizes) {
   console.log(`                  commit (refresh+nearest+insert in the write lock) ${fmt(b.store.commit)}`);
   const h = await overHttp(size);
   console.log(`through HTTP (load ${h.load} -> ${h.loadAfter}; serve ready in ${f1(h.readyMs)} ms, RSS ${f1(h.rssMb)} MB after):`);
-  console.log(`  first retrieve right after listening (waits for the index load): ${f1(h.firstRetrieveMs)} ms; first health: ${f1(h.firstHealthMs)} ms`);
-  console.log(`  first retrieve of a restart, ${f1(1.5 * h.firstRetrieveMs + 500)} ms after listening (index loaded meanwhile): ${f1(h.firstRetrieveAfterWarmUpMs)} ms`);
+  console.log(
+    `  first retrieve right after listening (waits for the index load): ${f1(h.firstRetrieveMs)} ms; first health: ${f1(h.firstHealthMs)} ms`,
+  );
+  console.log(
+    `  first retrieve of a restart, ${f1(1.5 * h.firstRetrieveMs + 500)} ms after listening (index loaded meanwhile): ${f1(h.firstRetrieveAfterWarmUpMs)} ms`,
+  );
   console.log(`  retrieve ${fmt(h.retrieve)}  (${h.found} of ${h.retrieve.n} found memories)`);
   console.log(`  store    ${fmt(h.store)}  (${h.actions.stored_new} new, ${h.actions.merged} merged)`);
   console.log(`  health   ${fmt(h.health)}`);
   results.push({ size, seeded, breakdown: b, http: h });
 }
-console.log(`\nload average at end ${loadavg().map((x) => x.toFixed(1)).join(" ")}`);
+console.log(
+  `\nload average at end ${loadavg()
+    .map((x) => x.toFixed(1))
+    .join(" ")}`,
+);
 console.log("JSON " + JSON.stringify({ store: usePostgres ? "postgres" : "sqlite", embedder: embedder.id, machine: machine(), results }));
 await store.close();
 await pg?.stop();

@@ -70,7 +70,10 @@ async function measureCapacity(seconds) {
   await Promise.all(
     brains.map(async (brain, i) => {
       for (let n = 0; Date.now() < until; n++) {
-        await oneRequest(brain, n, i).then(() => done++, () => undefined);
+        await oneRequest(brain, n, i).then(
+          () => done++,
+          () => undefined,
+        );
       }
     }),
   );
@@ -92,7 +95,8 @@ const windows = [];
 const errorKinds = new Map();
 const startedAt = Date.now();
 const deadline = startedAt + minutes * 60_000;
-const header = `soak: ${values.store}, ${minutes} min, ${agents} agents on one key, offered ${rate.toFixed(1)} req/s` +
+const header =
+  `soak: ${values.store}, ${minutes} min, ${agents} agents on one key, offered ${rate.toFixed(1)} req/s` +
   (capacity !== undefined ? ` (${((100 * rate) / capacity).toFixed(0)} % of a measured capacity of ${capacity.toFixed(1)} req/s)` : "");
 console.log(header);
 console.log(`machine: ${machine()}`);
@@ -156,11 +160,18 @@ let found;
 if (pg) {
   const client = new (require("pg").Client)({ connectionString: pg.url });
   await client.connect();
-  found = new Set((await client.query("SELECT id FROM memories WHERE workspace_id = $1", [service.workspaceId])).rows.map((r) => Number(r.id)));
+  found = new Set(
+    (await client.query("SELECT id FROM memories WHERE workspace_id = $1", [service.workspaceId])).rows.map((r) => Number(r.id)),
+  );
   await client.end();
 } else {
   const db = new (require("better-sqlite3"))(service.dbPath, { readonly: true });
-  found = new Set(db.prepare("SELECT id FROM memories WHERE workspace_id = ?").all(service.workspaceId).map((r) => Number(r.id)));
+  found = new Set(
+    db
+      .prepare("SELECT id FROM memories WHERE workspace_id = ?")
+      .all(service.workspaceId)
+      .map((r) => Number(r.id)),
+  );
   db.close();
 }
 const missing = [...acknowledged.keys()].filter((id) => !found.has(id));
@@ -183,7 +194,12 @@ const summary = {
   error_kinds: Object.fromEntries(errorKinds),
   p99_first_full_window_ms: first.p99_ms,
   p99_last_full_window_ms: last.p99_ms,
-  rss_mb: { before: baseline.rss_mb, first_window: windows[0].rss_mb, end: windows.at(-1).rss_mb, max: Math.max(...windows.map((w) => w.rss_mb)) },
+  rss_mb: {
+    before: baseline.rss_mb,
+    first_window: windows[0].rss_mb,
+    end: windows.at(-1).rss_mb,
+    max: Math.max(...windows.map((w) => w.rss_mb)),
+  },
   fds: { before: baseline.fds, end: windows.at(-1).fds, max: Math.max(...windows.map((w) => w.fds)) },
   memories_acknowledged: acknowledged.size,
   memories_missing: missing.length,

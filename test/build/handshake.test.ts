@@ -52,7 +52,8 @@ async function session(lines: string[], { early, toolNames = "auto" }: { early: 
 const init = (params: unknown, id: unknown = 0) => JSON.stringify({ jsonrpc: "2.0", id, method: "initialize", params });
 const basic = { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "some-host", version: "1.0" } };
 const initialized = JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" });
-const list = (id: unknown = 1, params?: unknown) => JSON.stringify({ jsonrpc: "2.0", id, method: "tools/list", ...(params === undefined ? {} : { params }) });
+const list = (id: unknown = 1, params?: unknown) =>
+  JSON.stringify({ jsonrpc: "2.0", id, method: "tools/list", ...(params === undefined ? {} : { params }) });
 const call = (id: number, name: string) =>
   JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", params: { name, arguments: { query: "q" } } });
 
@@ -98,7 +99,9 @@ describe("the handshake answers exactly what the SDK answers", () => {
 
   it("BRAIN_TOOL_NAMES=underscore is honoured for any client", async () => {
     const lines = [init(basic), list()];
-    expect(await session(lines, { early: true, toolNames: "underscore" })).toEqual(await session(lines, { early: false, toolNames: "underscore" }));
+    expect(await session(lines, { early: true, toolNames: "underscore" })).toEqual(
+      await session(lines, { early: false, toolNames: "underscore" }),
+    );
   });
 
   it("never answers the replayed initialize a second time", async () => {

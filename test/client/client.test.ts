@@ -1,13 +1,6 @@
 import { readFileSync } from "node:fs";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import {
-  AuthenticationError,
-  Brain,
-  BrainError,
-  DEFAULT_BASE_URL,
-  VERSION,
-  createStderrLogger,
-} from "../../src/index.js";
+import { AuthenticationError, Brain, BrainError, DEFAULT_BASE_URL, VERSION, createStderrLogger } from "../../src/index.js";
 import { Core } from "../../src/client/core.js";
 import {
   HEALTH_OK,
@@ -81,7 +74,13 @@ describe("construction", () => {
   });
 
   it("accepts https anywhere and plain http to loopback", () => {
-    for (const url of ["https://brain.example.com", "http://localhost:8787", "http://127.0.0.1", "http://127.5.6.7:9", "http://[::1]:8787"]) {
+    for (const url of [
+      "https://brain.example.com",
+      "http://localhost:8787",
+      "http://127.0.0.1",
+      "http://127.5.6.7:9",
+      "http://[::1]:8787",
+    ]) {
       expect(() => made.make({ baseURL: url }), url).not.toThrow();
     }
   });

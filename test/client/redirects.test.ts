@@ -1,16 +1,7 @@
 import os from "node:os";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { BrainError } from "../../src/index.js";
-import {
-  KEY,
-  STATUS_OK,
-  STORE_OK,
-  brains,
-  capturingLogger,
-  json,
-  startServer,
-  type ScriptedServer,
-} from "./scripted-server.js";
+import { KEY, STATUS_OK, STORE_OK, brains, capturingLogger, json, startServer, type ScriptedServer } from "./scripted-server.js";
 
 let oldHost: ScriptedServer;
 let newHost: ScriptedServer;

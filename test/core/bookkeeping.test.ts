@@ -16,7 +16,13 @@ const warnings: string[] = [];
 const log: ServiceLog = { debug() {}, info() {}, warn: (msg) => void warnings.push(msg), error() {} };
 
 async function workspaceWith(store: MemoryStore, texts: string[]): Promise<{ workspaceId: number; ids: number[] }> {
-  const { id: workspaceId } = await store.insertWorkspace({ name: "bk", plan: "free", billing_cycle: "monthly", status: "active", created_at: T0 });
+  const { id: workspaceId } = await store.insertWorkspace({
+    name: "bk",
+    plan: "free",
+    billing_cycle: "monthly",
+    status: "active",
+    created_at: T0,
+  });
   const ids = await store.writeInWorkspace(workspaceId, async (tx) => {
     const out: number[] = [];
     for (const text of texts) {
@@ -62,9 +68,17 @@ function suite(name: string, open: () => Promise<MemoryStore>, skip = false) {
       await bookkeeping.recordRead(workspaceId, [ids[0]!, ids[1]!], T0 + 2_000);
       await bookkeeping.recordRead(workspaceId, [ids[0]!], T0 + 1_000); // an earlier time arriving later
       await bookkeeping.recordRead(workspaceId, [], T0 + 3_000);
-      expect(await countsOf(store, workspaceId, ids)).toEqual([[0, null], [0, null], [0, null]]); // not yet written
+      expect(await countsOf(store, workspaceId, ids)).toEqual([
+        [0, null],
+        [0, null],
+        [0, null],
+      ]); // not yet written
       await bookkeeping.flush();
-      expect(await countsOf(store, workspaceId, ids)).toEqual([[2, T0 + 2_000], [1, T0 + 2_000], [0, null]]);
+      expect(await countsOf(store, workspaceId, ids)).toEqual([
+        [2, T0 + 2_000],
+        [1, T0 + 2_000],
+        [0, null],
+      ]);
       expect(await store.usageCounts(workspaceId)).toEqual({ write: 0, read: 3 });
       await bookkeeping.close();
     });

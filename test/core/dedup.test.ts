@@ -59,7 +59,10 @@ describe("dedup never loses a fact", () => {
   it("a one-sentence restatement is checked with the cosine already measured, without embedding again", async () => {
     const embedder = testEmbedder("test-bow/1", 0.75);
     let embedded = 0;
-    const counting = { ...embedder, embed: (texts: readonly string[], purpose: "document" | "query") => ((embedded += texts.length), embedder.embed(texts, purpose)) };
+    const counting = {
+      ...embedder,
+      embed: (texts: readonly string[], purpose: "document" | "query") => ((embedded += texts.length), embedder.embed(texts, purpose)),
+    };
     const own = await openTestService(join(tmp.dir, "counting.db"), { embedder: counting });
     try {
       const { auth } = await workspaceOf(own);

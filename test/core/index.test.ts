@@ -7,7 +7,7 @@ import { FORGOTTEN_EMBEDDER, type VectorRecord } from "../../src/service/store/t
 function unit(d: number, seed: number): Float32Array {
   const v = new Float32Array(d);
   let x = seed;
-  for (let i = 0; i < d; i++) v[i] = ((x = (x * 16807) % 2147483647) / 2147483647) - 0.5;
+  for (let i = 0; i < d; i++) v[i] = (x = (x * 16807) % 2147483647) / 2147483647 - 0.5;
   const n = Math.hypot(...v);
   return v.map((y) => y / n);
 }
@@ -32,7 +32,10 @@ it("search equals a full float scan (order and cosines), reading back only the f
   const { read, asked } = floatRows(rows);
   for (const seed of [999, 12345, 777]) {
     const q = unit(d, seed);
-    const full = rows.map((r) => ({ id: r.id, cosine: dot(q, r.vector) })).sort((a, b) => b.cosine - a.cosine).slice(0, 10);
+    const full = rows
+      .map((r) => ({ id: r.id, cosine: dot(q, r.vector) }))
+      .sort((a, b) => b.cosine - a.cosine)
+      .slice(0, 10);
     const found = await index.search(q, -1, 10, read);
     expect(found.map((m) => m.id)).toEqual(full.map((m) => m.id));
     found.forEach((m, i) => expect(m.cosine).toBeCloseTo(full[i]!.cosine, 6));
@@ -121,7 +124,7 @@ it("a read loads the index page by page, and rows written or rewritten between p
   const source = store.source((since) => {
     pages.push(since);
     // between the first and the second page: a new memory, and m1 (already loaded) rewritten
-    if (pages.length === 2) (store.write(10, unit(d, 11)), store.write(1, unit(d, 101)));
+    if (pages.length === 2) store.write(10, unit(d, 11)), store.write(1, unit(d, 101));
   });
   const indexes = new VectorIndexes(d, "e");
   const [first, second] = await Promise.all([indexes.refreshShared(1, source, 4), indexes.refreshShared(1, source, 4)]);

@@ -52,4 +52,3 @@ export function testJudge(overrides: Partial<Judgement> = {}): Judge {
     },
   };
 }
-

@@ -44,7 +44,10 @@ describe("ranking", () => {
     const near = await service.store(auth, { text: "grandma lives in sweden", meta: {} }, {});
     const wordy = await service.store(
       auth,
-      { text: "a long note about gardening painting cooking hiking swimming reading travelling singing dancing running and grandma", meta: {} },
+      {
+        text: "a long note about gardening painting cooking hiking swimming reading travelling singing dancing running and grandma",
+        meta: {},
+      },
       {},
     );
     const got = await service.retrieve(auth, { query: "where does grandma live", top_k: 5, min_score: 0 });
@@ -55,8 +58,17 @@ describe("ranking", () => {
 
   it("a query that shares a word with a memory but reaches no memory's floor returns nothing", async () => {
     const { auth } = await workspaceOf(service);
-    await service.store(auth, { text: "a long note about gardening painting cooking hiking swimming reading travelling singing dancing running and grandma", meta: {} }, {});
-    expect(await service.retrieve(auth, { query: "grandma recipe for lemon drizzle cake tonight please", top_k: 5, min_score: 0 })).toEqual({ memories: [], count: 0 });
+    await service.store(
+      auth,
+      {
+        text: "a long note about gardening painting cooking hiking swimming reading travelling singing dancing running and grandma",
+        meta: {},
+      },
+      {},
+    );
+    expect(await service.retrieve(auth, { query: "grandma recipe for lemon drizzle cake tonight please", top_k: 5, min_score: 0 })).toEqual(
+      { memories: [], count: 0 },
+    );
   });
 
   it("a query unrelated to every memory returns nothing", async () => {
@@ -112,7 +124,11 @@ describe("decay and access", () => {
   it("a time-bound memory past its valid_until scores ×0.2 and is reported as expired", async () => {
     const { auth } = await workspaceOf(service);
     clock.set("2025-06-01T00:00:00Z");
-    const stored = await service.store(auth, { text: "the conference booth is staffed until 2025-06-10 importance 7", meta: { owner: "sam" } }, {});
+    const stored = await service.store(
+      auth,
+      { text: "the conference booth is staffed until 2025-06-10 importance 7", meta: { owner: "sam" } },
+      {},
+    );
     expect(stored.temporal).toEqual({ type: "time_bound", valid_until: "2025-06-10T00:00:00Z" });
 
     const before = await service.retrieve(auth, { query: "conference booth", top_k: 5, min_score: 0 });
@@ -147,7 +163,16 @@ describe("decay and access", () => {
     // The specification's fields in its order, then the documented extras.
     expect(Object.keys(first)).toEqual(["memories", "count"]);
     expect(Object.keys(first.memories[0]!)).toEqual([
-      "id", "text", "score", "similarity", "importance", "meta", "expired", "created_at", "last_accessed_at", "access_count",
+      "id",
+      "text",
+      "score",
+      "similarity",
+      "importance",
+      "meta",
+      "expired",
+      "created_at",
+      "last_accessed_at",
+      "access_count",
     ]);
     expect(first.memories[0]).toMatchObject({
       id: s.memory_id,

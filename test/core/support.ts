@@ -60,7 +60,16 @@ export async function workspaceOf(service: MemoryService & AdminService, name = 
 export async function childScripts(entry: string, dir: string) {
   const { build } = await import("esbuild");
   const script = join(dir, basename(entry).replace(/\.ts$/, ".mjs"));
-  await build({ entryPoints: [entry], bundle: true, platform: "node", format: "esm", target: "node20", outfile: script, external: ["better-sqlite3"], logLevel: "silent" });
+  await build({
+    entryPoints: [entry],
+    bundle: true,
+    platform: "node",
+    format: "esm",
+    target: "node20",
+    outfile: script,
+    external: ["better-sqlite3"],
+    logLevel: "silent",
+  });
   const children: ChildProcess[] = [];
   return {
     start(...args: string[]) {

@@ -250,8 +250,17 @@ describe("workspaces and keys", () => {
       version: VERSION,
     });
     expect(Object.keys(status)).toEqual([
-      "workspace_id", "workspace_name", "workspace_status", "plan_name", "billing_cycle", "api_key_id", "api_key_prefix",
-      "healthy", "server_time", "memory_count", "version",
+      "workspace_id",
+      "workspace_name",
+      "workspace_status",
+      "plan_name",
+      "billing_cycle",
+      "api_key_id",
+      "api_key_prefix",
+      "healthy",
+      "server_time",
+      "memory_count",
+      "version",
     ]);
   });
 

@@ -29,7 +29,10 @@ const transport = new StdioClientTransport({
 const client = new Client({ name: "brain-demo", version: "1.0.0" });
 
 function show(title, result) {
-  const text = result.content.filter((c) => c.type === "text").map((c) => c.text).join("\n");
+  const text = result.content
+    .filter((c) => c.type === "text")
+    .map((c) => c.text)
+    .join("\n");
   const mark = result.isError ? "  (tool error)" : "";
   console.log(`\n── ${title}${mark}\n${text}`);
 }

@@ -26,8 +26,7 @@ async function connectAdapter(env: Record<string, string>, args: string[] = []) 
   transport.stderr?.on("data", (d) => (stderr += d));
   const client = new Client({ name: "e2e-agent", version: "1.0.0" });
   await client.connect(transport);
-  const call = (name: string, args: Record<string, unknown> = {}) =>
-    client.callTool({ name, arguments: args }) as Promise<ToolResult>;
+  const call = (name: string, args: Record<string, unknown> = {}) => client.callTool({ name, arguments: args }) as Promise<ToolResult>;
   return { client, call, stderr: () => stderr };
 }
 
@@ -37,7 +36,11 @@ describe("the adapter against the real service", () => {
 
   beforeAll(async () => {
     service = await startService();
-    agent = await connectAdapter({ BRAIN_API_KEY: service.apiKey, BRAIN_BASE_URL: service.baseURL, BRAIN_CONFIG: "/nonexistent/config.json" });
+    agent = await connectAdapter({
+      BRAIN_API_KEY: service.apiKey,
+      BRAIN_BASE_URL: service.baseURL,
+      BRAIN_CONFIG: "/nonexistent/config.json",
+    });
   });
   afterAll(async () => {
     await agent?.client.close();
@@ -50,7 +53,10 @@ describe("the adapter against the real service", () => {
   });
 
   it("remembers a fact, merges its paraphrase, and recalls it by meaning", async () => {
-    const first = await agent.call("brain.remember", { text: "Project Atlas stores its data in PostgreSQL 15 on the db-2 host.", meta: { source: "e2e" } });
+    const first = await agent.call("brain.remember", {
+      text: "Project Atlas stores its data in PostgreSQL 15 on the db-2 host.",
+      meta: { source: "e2e" },
+    });
     expect(first.isError).toBeFalsy();
     const firstId = first.structuredContent.memory_id;
     expect(first.structuredContent.dedup.action).toBe("stored_new");
@@ -116,7 +122,12 @@ describe("the adapter against the real service", () => {
   });
 
   it("the command line recalls through the same client and rendering", async () => {
-    const env = { ...process.env, BRAIN_API_KEY: service.apiKey, BRAIN_BASE_URL: service.baseURL, BRAIN_CONFIG: "/nonexistent/config.json" };
+    const env = {
+      ...process.env,
+      BRAIN_API_KEY: service.apiKey,
+      BRAIN_BASE_URL: service.baseURL,
+      BRAIN_CONFIG: "/nonexistent/config.json",
+    };
     const human = await runCli(["recall", "what editor theme does the user like?", "--top-k", "1"], { env });
     expect(human.code).toBe(0);
     expect(human.stdout).toContain("dark mode");

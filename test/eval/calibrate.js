@@ -10,7 +10,13 @@ const set = (name) => JSON.parse(readFileSync(new URL(`./sets/${name}.json`, imp
 const dot = (a, b) => a.reduce((s, x, i) => s + x * b[i], 0);
 const { memories, questions } = set("retrieval");
 const { pairs } = set("dedup");
-const unrelated = ["What is the capital of Mongolia?", "How many moons does Jupiter have?", "Recommend a recipe for lemon drizzle cake.", "Who won the 1966 football world cup?", "Explain the rules of cricket."];
+const unrelated = [
+  "What is the capital of Mongolia?",
+  "How many moons does Jupiter have?",
+  "Recommend a recipe for lemon drizzle cake.",
+  "Who won the 1966 football world cup?",
+  "Explain the rules of cricket.",
+];
 
 /** Merged when the cosine reaches t and dedup's rules (speaker, key terms) find no different fact. */
 const merges = (p, t) => p.cos >= t && !p.distinct;
@@ -20,27 +26,32 @@ const merges = (p, t) => p.cos >= t && !p.distinct;
  * a fact; a missed one only leaves a near-copy), 0.01 below that duplicate's cosine. Accuracy on dev at it.
  */
 function bestThreshold(scored) {
-  const dups = scored.filter((p) => p.duplicate && !p.distinct).map((p) => p.cos).sort((a, b) => b - a);
+  const dups = scored
+    .filter((p) => p.duplicate && !p.distinct)
+    .map((p) => p.cos)
+    .sort((a, b) => b - a);
   const keep = Math.ceil(0.9 * scored.filter((p) => p.duplicate).length);
   const t = (dups[Math.min(keep, dups.length) - 1] ?? 1) - 0.01;
   return { t, acc: scored.filter((p) => merges(p, t) === p.duplicate).length / scored.length };
 }
 
-const configs = [
-  ["lexical", {}],
-  ["semantic", {}],
-  ...[0.1, 0.2, 0.3].map((lexicalShare) => ["hybrid", { lexicalShare }]),
-];
+const configs = [["lexical", {}], ["semantic", {}], ...[0.1, 0.2, 0.3].map((lexicalShare) => ["hybrid", { lexicalShare }])];
 for (const [kind, options] of configs) {
   const embedder = createOfflineEmbedder(kind, options);
   await embedder.load();
-  const docs = await embedder.embed(memories.map((m) => m.text), "document");
+  const docs = await embedder.embed(
+    memories.map((m) => m.text),
+    "document",
+  );
   const ranks = { dev: [], holdout: [] };
   const answerCos = [];
   for (const q of questions) {
     const [v] = await embedder.embed([q.q], "query");
     const cos = docs.map((d) => dot(v, d));
-    const ranked = memories.map((m, i) => [m.id, cos[i]]).sort((a, b) => b[1] - a[1]).map(([id]) => id);
+    const ranked = memories
+      .map((m, i) => [m.id, cos[i]])
+      .sort((a, b) => b[1] - a[1])
+      .map(([id]) => id);
     ranks[q.split].push(firstRank(ranked, q.answers));
     answerCos.push(Math.max(...q.answers.map((id) => cos[memories.findIndex((m) => m.id === id)])));
   }
@@ -66,5 +77,7 @@ for (const [kind, options] of configs) {
       ` | dedup dev t=${dev.t.toFixed(3)} acc ${dev.acc.toFixed(3)} holdout@t ${holdoutAcc(dev.t).toFixed(3)} holdout@set ${holdoutAcc(embedder.dedupThreshold).toFixed(3)}` +
       ` | answer cos p10 ${sortedAnswers[Math.floor(sortedAnswers.length * 0.1)].toFixed(3)} median ${sortedAnswers[Math.floor(sortedAnswers.length / 2)].toFixed(3)} min ${sortedAnswers[0].toFixed(3)}; unrelated max ${Math.max(...unrelatedMax).toFixed(3)}`,
   );
-  if (process.env.CALIBRATE_PAIRS) for (const p of scoredPairs) console.log(`   ${p.duplicate ? "DUP " : "DIFF"} ${p.cos.toFixed(3)}${p.distinct ? " distinct" : ""} ${p.split} ${p.a} | ${p.b}`);
+  if (process.env.CALIBRATE_PAIRS)
+    for (const p of scoredPairs)
+      console.log(`   ${p.duplicate ? "DUP " : "DIFF"} ${p.cos.toFixed(3)}${p.distinct ? " distinct" : ""} ${p.split} ${p.a} | ${p.b}`);
 }

@@ -62,7 +62,17 @@ const dir = mkdtempSync(join(tmpdir(), "locomo-dedup-"));
 const dbPath = join(dir, "locomo.db");
 const service = await openService({ dbPath, env: {}, models: { embedder, judge } });
 
-const totals = { turns: 0, rejected: 0, merges: 0, crossSpeaker: 0, groups: 0, mixedGroups: 0, evidence: 0, evidenceLost: 0, textsReplaced: 0 };
+const totals = {
+  turns: 0,
+  rejected: 0,
+  merges: 0,
+  crossSpeaker: 0,
+  groups: 0,
+  mixedGroups: 0,
+  evidence: 0,
+  evidenceLost: 0,
+  textsReplaced: 0,
+};
 const shown = [];
 const started = Date.now();
 try {
@@ -87,7 +97,12 @@ try {
   await service.close();
 
   const db = new Database(dbPath, { readonly: true });
-  const textOf = new Map(db.prepare("SELECT id, text FROM memories").all().map((row) => [row.id, row.text]));
+  const textOf = new Map(
+    db
+      .prepare("SELECT id, text FROM memories")
+      .all()
+      .map((row) => [row.id, row.text]),
+  );
   db.close();
   const byMemory = new Map();
   const evidence = new Map(stored.filter((s) => s.evidence).map((s) => [s.conversation, s.evidence]));

@@ -25,7 +25,7 @@ export function microF1(pairs) {
   for (const { expected, predicted } of pairs) {
     const want = new Set(expected);
     const got = new Set(predicted);
-    for (const label of got) (want.has(label) ? tp++ : fp++);
+    for (const label of got) want.has(label) ? tp++ : fp++;
     for (const label of want) if (!got.has(label)) fn++;
   }
   const precision = tp / (tp + fp || 1);

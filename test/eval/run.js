@@ -14,7 +14,10 @@ import { startService, mapLimit } from "./service.js";
 import { firstRank, rankMeasures, microF1, ISO_SECOND_Z } from "./metrics.js";
 
 const set = (name) => JSON.parse(readFileSync(new URL(`./sets/${name}.json`, import.meta.url), "utf8"));
-const kinds = (process.env.EVAL_EMBEDDERS ?? "semantic,hybrid,lexical").split(",").map((s) => s.trim()).filter(Boolean);
+const kinds = (process.env.EVAL_EMBEDDERS ?? "semantic,hybrid,lexical")
+  .split(",")
+  .map((s) => s.trim())
+  .filter(Boolean);
 const runPipeline = process.env.EVAL_PIPELINE !== "0";
 
 /** A min_score an agent might pass to keep only confident answers: the scores are read from the same responses. */
@@ -35,7 +38,10 @@ async function evaluateRetrieval(service) {
   const cosine = await service.workspace("retrieval-cosine");
   const idOf = { score: new Map(), cosine: new Map() };
   for (const memory of memories) {
-    for (const [name, ws] of [["score", scored], ["cosine", cosine]]) {
+    for (const [name, ws] of [
+      ["score", scored],
+      ["cosine", cosine],
+    ]) {
       const res = await ws.store(memory.text);
       if (res.status !== 200) throw new Error(`store of ${memory.id} answered ${res.status}: ${JSON.stringify(res.body)}`);
       idOf[name].set(memory.id, res.body.memory_id);
@@ -50,7 +56,10 @@ async function evaluateRetrieval(service) {
     const confident = res.body.memories.filter((m) => m.score >= CONFIDENT_SCORE).map((m) => m.id);
     rows.push({
       question,
-      score: firstRank(res.body.memories.map((m) => m.id), relevant("score")),
+      score: firstRank(
+        res.body.memories.map((m) => m.id),
+        relevant("score"),
+      ),
       confident: firstRank(confident, relevant("score")),
       cosine: firstRank(cosineRanked, relevant("cosine")),
     });
@@ -96,7 +105,9 @@ async function evaluateDedup(service) {
     holdout: accuracy((p) => p.split === "holdout"),
     duplicatesMerged: accuracy((p) => p.duplicate),
     distinctKept: accuracy((p) => !p.duplicate),
-    errors: results.filter((r) => r.merged !== r.pair.duplicate).map((r) => `${r.pair.duplicate ? "missed" : "wrong merge"}: ${r.pair.a} | ${r.pair.b}`),
+    errors: results
+      .filter((r) => r.merged !== r.pair.duplicate)
+      .map((r) => `${r.pair.duplicate ? "missed" : "wrong merge"}: ${r.pair.a} | ${r.pair.b}`),
   };
 }
 
@@ -129,9 +140,10 @@ async function evaluatePipeline(service) {
     if (res.status !== 200) continue;
     const t = res.body.temporal;
     if (t.type === item.type) typeRight++;
-    const ok = t.type === "persistent"
-      ? t.valid_until === null
-      : typeof t.valid_until === "string" && ISO_SECOND_Z.test(t.valid_until) && Date.parse(t.valid_until) > before - 1000;
+    const ok =
+      t.type === "persistent"
+        ? t.valid_until === null
+        : typeof t.valid_until === "string" && ISO_SECOND_Z.test(t.valid_until) && Date.parse(t.valid_until) > before - 1000;
     if (ok) sane++;
   }
   out.temporal = { accuracy: typeRight / temporal.length, sane: sane / temporal.length, n: temporal.length };

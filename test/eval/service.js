@@ -34,7 +34,9 @@ export async function startService(env, { bin = BIN } = {}) {
   });
 
   async function workspace(name) {
-    const { stdout } = await run(process.execPath, [bin, "admin", "workspace", "create", "--name", name, "--db", db, "--json"], { env: childEnv });
+    const { stdout } = await run(process.execPath, [bin, "admin", "workspace", "create", "--name", name, "--db", db, "--json"], {
+      env: childEnv,
+    });
     const created = JSON.parse(stdout);
     return { id: created.workspace_id, ...client(url, created.api_key) };
   }

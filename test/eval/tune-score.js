@@ -19,10 +19,16 @@ const embedder = createOfflineEmbedder(process.env.BRAIN_EMBEDDER ?? "hybrid");
 await embedder.load();
 const judge = createOfflineJudge();
 await judge.load();
-const docs = await embedder.embed(memories.map((m) => m.text), "document");
+const docs = await embedder.embed(
+  memories.map((m) => m.text),
+  "document",
+);
 const importance = [];
 for (let i = 0; i < memories.length; i++) importance.push((await judge.judge(memories[i].text, new Date(), docs[i])).importance);
-const queries = await embedder.embed(questions.map((q) => q.q), "query");
+const queries = await embedder.embed(
+  questions.map((q) => q.q),
+  "query",
+);
 const cosines = queries.map((q) => docs.map((d) => dot(q, d)));
 const answers = questions.map((q) => q.answers.map((id) => memories.findIndex((m) => m.id === id)));
 const floor = relevanceFloorFor(embedder.id);
@@ -35,27 +41,45 @@ function session(order, w, power) {
     const candidates = memories.map((_, i) => i).filter((i) => cos[i] >= floor);
     if (candidates.length === 0) return 0;
     const best = Math.max(...candidates.map((i) => cos[i]));
-    const sim = (c) => (best - floor > 1e-9 ? Math.pow(Math.min(1, (c - floor) / (best - floor)), power) : 1);
+    const sim = (c) => (best - floor > 1e-9 ? Math.min(1, (c - floor) / (best - floor)) ** power : 1);
     const chosen = candidates
-      .map((i) => ({ i, c: cos[i], s: w.similarity * sim(cos[i]) + w.recency + w.importance * importanceTerm(importance[i]) + w.frequency * frequency(access[i]) }))
+      .map((i) => ({
+        i,
+        c: cos[i],
+        s: w.similarity * sim(cos[i]) + w.recency + w.importance * importanceTerm(importance[i]) + w.frequency * frequency(access[i]),
+      }))
       .sort((a, b) => b.s - a.s || b.c - a.c)
       .slice(0, TOP_K);
     for (const c of chosen) access[c.i]++;
-    return firstRank(chosen.map((c) => c.i), answers[qi]);
+    return firstRank(
+      chosen.map((c) => c.i),
+      answers[qi],
+    );
   });
 }
 
 let seed = 7;
 const random = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
-const shuffled = (xs) => xs.map((x) => [random(), x]).sort((a, b) => a[0] - b[0]).map(([, x]) => x);
+const shuffled = (xs) =>
+  xs
+    .map((x) => [random(), x])
+    .sort((a, b) => a[0] - b[0])
+    .map(([, x]) => x);
 const splits = { dev: [], holdout: [] };
 questions.forEach((q, i) => splits[q.split].push(i));
 const sessions = Object.fromEntries(
-  Object.entries(splits).map(([split, idx]) => [split, Array.from({ length: 20 }, () => [...shuffled(idx), ...shuffled(idx), ...shuffled(idx)])]),
+  Object.entries(splits).map(([split, idx]) => [
+    split,
+    Array.from({ length: 20 }, () => [...shuffled(idx), ...shuffled(idx), ...shuffled(idx)]),
+  ]),
 );
 
 function measure(w, power) {
-  const sequence = session(questions.map((_, i) => i), w, power);
+  const sequence = session(
+    questions.map((_, i) => i),
+    w,
+    power,
+  );
   const out = {};
   for (const split of ["dev", "holdout"]) {
     out[split] = rankMeasures(sequence.filter((_, i) => questions[i].split === split));

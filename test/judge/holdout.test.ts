@@ -32,7 +32,9 @@ const lines = (misses: string[]) => (misses.length ? `\n  ${misses.join("\n  ")}
 describe("the held-out set (reported, not tuned on)", () => {
   it("temporal", async () => {
     const s = await scoreTemporal(holdout.temporal, rulesOnly);
-    console.log(`holdout temporal: n=${s.n} type accuracy=${s.typeAccuracy.toFixed(3)} accuracy (type and end)=${s.accuracy.toFixed(3)}${lines(s.misses)}`);
+    console.log(
+      `holdout temporal: n=${s.n} type accuracy=${s.typeAccuracy.toFixed(3)} accuracy (type and end)=${s.accuracy.toFixed(3)}${lines(s.misses)}`,
+    );
     expect(s.typeAccuracy).toBeGreaterThanOrEqual(0.7);
   });
 
@@ -42,7 +44,9 @@ describe("the held-out set (reported, not tuned on)", () => {
       const now = new Date("2025-07-16T13:00:00Z");
       for (const c of holdout.categories) expect(isValidCategoryList((await run(c.text, now)).categories)).toBe(true);
       const s = await scoreCategories(holdout.categories, run, now);
-      console.log(`holdout categories (${mode}): n=${s.n} domain accuracy=${s.domainAccuracy.toFixed(3)} topic F1 micro=${s.microF1.toFixed(3)} macro=${s.macroF1.toFixed(3)} all-label micro F1=${s.labelMicroF1.toFixed(3)}${lines(s.misses)}`);
+      console.log(
+        `holdout categories (${mode}): n=${s.n} domain accuracy=${s.domainAccuracy.toFixed(3)} topic F1 micro=${s.microF1.toFixed(3)} macro=${s.macroF1.toFixed(3)} all-label micro F1=${s.labelMicroF1.toFixed(3)}${lines(s.misses)}`,
+      );
       expect(s.microF1).toBeGreaterThanOrEqual(0.4);
     });
   }

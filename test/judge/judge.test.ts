@@ -73,7 +73,12 @@ describe("the offline judge", () => {
 
   it("rates a security or health fact above chit-chat", async () => {
     const judge = createOfflineJudge({ embedderId: embedder.id });
-    const texts = ["The production database password leaked; rotate it now.", "The user is allergic to penicillin.", "lol nice weather today", "Had a sandwich for lunch."];
+    const texts = [
+      "The production database password leaked; rotate it now.",
+      "The user is allergic to penicillin.",
+      "lol nice weather today",
+      "Had a sandwich for lunch.",
+    ];
     const vectors = await embedder.embed(texts, "document");
     const [leak, allergy, weather, lunch] = await Promise.all(texts.map((t, i) => judge.judge(t, NOW, vectors[i]!)));
     expect(Math.min(leak!.importance, allergy!.importance)).toBeGreaterThanOrEqual(7);

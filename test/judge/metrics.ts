@@ -71,7 +71,11 @@ function f1(tp: number, fp: number, fn: number): number {
   return tp === 0 ? 0 : (2 * tp) / (2 * tp + fp + fn);
 }
 
-export async function scoreCategories(cases: CategoryCase[], judge: JudgeFn, now = new Date("2025-03-10T12:00:00Z")): Promise<CategoryScore> {
+export async function scoreCategories(
+  cases: CategoryCase[],
+  judge: JudgeFn,
+  now = new Date("2025-03-10T12:00:00Z"),
+): Promise<CategoryScore> {
   const perLabel = new Map<string, { tp: number; fp: number; fn: number }>();
   const bump = (label: string, key: "tp" | "fp" | "fn") => {
     const s = perLabel.get(label) ?? { tp: 0, fp: 0, fn: 0 };
@@ -94,10 +98,14 @@ export async function scoreCategories(cases: CategoryCase[], judge: JudgeFn, now
       misses.push(`${c.text}: want ${c.domain} [${c.topics}], got ${domain} [${topics}]`);
     }
   }
-  let tp = 0, fp = 0, fn = 0;
+  let tp = 0,
+    fp = 0,
+    fn = 0;
   const f1s: number[] = [];
   for (const s of perLabel.values()) {
-    tp += s.tp; fp += s.fp; fn += s.fn;
+    tp += s.tp;
+    fp += s.fp;
+    fn += s.fn;
     f1s.push(f1(s.tp, s.fp, s.fn));
   }
   return {
@@ -118,7 +126,11 @@ export interface ImportanceScore {
   misses: string[];
 }
 
-export async function scoreImportance(cases: ImportanceCase[], judge: JudgeFn, now = new Date("2025-03-10T12:00:00Z")): Promise<ImportanceScore> {
+export async function scoreImportance(
+  cases: ImportanceCase[],
+  judge: JudgeFn,
+  now = new Date("2025-03-10T12:00:00Z"),
+): Promise<ImportanceScore> {
   let err = 0;
   let close = 0;
   const misses: string[] = [];

@@ -46,11 +46,10 @@ beforeEach(() => {
 
 const offline = createOfflineJudge();
 function provider(warnings: string[] = [], timeoutMs = 2_000) {
-  const judge = createProviderJudge(
-    { BRAIN_JUDGE_URL: baseUrl, BRAIN_JUDGE_MODEL: "judge-test", BRAIN_JUDGE_API_KEY: KEY },
-    offline,
-    { timeoutMs, warn: (m) => warnings.push(m) },
-  );
+  const judge = createProviderJudge({ BRAIN_JUDGE_URL: baseUrl, BRAIN_JUDGE_MODEL: "judge-test", BRAIN_JUDGE_API_KEY: KEY }, offline, {
+    timeoutMs,
+    warn: (m) => warnings.push(m),
+  });
   if (!judge) throw new Error("expected a provider judge");
   return judge;
 }
@@ -86,7 +85,11 @@ describe("the OpenAI-compatible judge", () => {
   });
 
   it("a persistent answer always has a null valid_until", async () => {
-    const answer = { importance: 5, temporal: { type: "persistent", valid_until: "2030-01-01T00:00:00Z" }, categories: ["technical", "code"] };
+    const answer = {
+      importance: 5,
+      temporal: { type: "persistent", valid_until: "2030-01-01T00:00:00Z" },
+      categories: ["technical", "code"],
+    };
     script = (_req, _body, res) => res.writeHead(200).end(completion(JSON.stringify(answer)));
     expect((await provider().judge(TEXT, NOW, null)).temporal).toEqual({ type: "persistent", valid_until: null });
   });

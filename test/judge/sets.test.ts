@@ -4,8 +4,14 @@ import { createOfflineEmbedder } from "../../src/service/models/embed/index.js";
 import { createOfflineJudge } from "../../src/service/models/judge/index.js";
 import type { Embedder } from "../../src/service/models/types.js";
 import {
-  loadSet, scoreCategories, scoreImportance, scoreTemporal,
-  type CategoryCase, type ImportanceCase, type JudgeFn, type TemporalCase,
+  loadSet,
+  scoreCategories,
+  scoreImportance,
+  scoreTemporal,
+  type CategoryCase,
+  type ImportanceCase,
+  type JudgeFn,
+  type TemporalCase,
 } from "./metrics.js";
 
 // Scores both ways the service can run the offline judge: rules alone (no vector, or a vector from another model)
@@ -35,7 +41,9 @@ const lines = (misses: string[]) => (misses.length ? `\n  ${misses.join("\n  ")}
 describe("the offline judge on the labeled sets", () => {
   it("classifies temporal type and end with accuracy >= 0.85", async () => {
     const s = await scoreTemporal(temporalSet, rulesOnly);
-    console.log(`temporal: n=${s.n} type accuracy=${s.typeAccuracy.toFixed(3)} accuracy (type and end)=${s.accuracy.toFixed(3)}${lines(s.misses)}`);
+    console.log(
+      `temporal: n=${s.n} type accuracy=${s.typeAccuracy.toFixed(3)} accuracy (type and end)=${s.accuracy.toFixed(3)}${lines(s.misses)}`,
+    );
     expect(s.typeAccuracy).toBeGreaterThanOrEqual(0.85);
     expect(s.accuracy).toBeGreaterThanOrEqual(0.85);
   });
@@ -45,7 +53,9 @@ describe("the offline judge on the labeled sets", () => {
       const run = mode === "rules" ? rulesOnly : withVectors;
       for (const c of categorySet) expect(isValidCategoryList((await run(c.text, new Date())).categories), c.text).toBe(true);
       const s = await scoreCategories(categorySet, run);
-      console.log(`categories (${mode}): n=${s.n} domain accuracy=${s.domainAccuracy.toFixed(3)} topic F1 micro=${s.microF1.toFixed(3)} macro=${s.macroF1.toFixed(3)} all-label micro F1=${s.labelMicroF1.toFixed(3)}${lines(s.misses)}`);
+      console.log(
+        `categories (${mode}): n=${s.n} domain accuracy=${s.domainAccuracy.toFixed(3)} topic F1 micro=${s.microF1.toFixed(3)} macro=${s.macroF1.toFixed(3)} all-label micro F1=${s.labelMicroF1.toFixed(3)}${lines(s.misses)}`,
+      );
       expect(s.microF1).toBeGreaterThanOrEqual(0.6);
       expect(s.domainAccuracy).toBeGreaterThanOrEqual(0.7);
     });

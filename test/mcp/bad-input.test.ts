@@ -59,7 +59,8 @@ describe("bad input on stdin", () => {
     const run = start();
     sendRaw(run, "this is not json"); // before initialize, while the early handshake reads
     await handshake(run);
-    for (const line of ["garbage {", '{"jsonrpc":"2.0","id":', "[]", "42", "null", '"a string"', "{}", "\u0000\u0001\u0002"]) sendRaw(run, line);
+    for (const line of ["garbage {", '{"jsonrpc":"2.0","id":', "[]", "42", "null", '"a string"', "{}", "\u0000\u0001\u0002"])
+      sendRaw(run, line);
     sendRaw(run, Buffer.from([0xff, 0xfe, 0xc3, 0x28, 0x80]));
     await expectStillServing(run, 20);
     const messages = expectOnlyProtocol(run);
@@ -93,7 +94,12 @@ describe("bad input on stdin", () => {
     await handshake(run);
     const before = service.seen.length;
     run.send({ jsonrpc: "2.0", id: 5, method: "tools/call", params: { name: "brain.recall", arguments: { query: 12, top_k: "five" } } });
-    run.send({ jsonrpc: "2.0", id: 6, method: "tools/call", params: { name: "brain.remember", arguments: { text: ["a", "list"], meta: "x" } } });
+    run.send({
+      jsonrpc: "2.0",
+      id: 6,
+      method: "tools/call",
+      params: { name: "brain.remember", arguments: { text: ["a", "list"], meta: "x" } },
+    });
     run.send({ jsonrpc: "2.0", id: 7, method: "tools/call", params: { name: "brain.remember", arguments: {} } });
     const answers = await Promise.all([5, 6, 7].map((id) => run.response(id)));
     for (const answer of answers) expect(answer.result.isError).toBe(true);
@@ -110,8 +116,19 @@ describe("bad input on stdin", () => {
     await handshake(run);
     const huge = "x".repeat(MESSAGE_MAX_BYTES + 10);
     // the SDK's own client puts the id last; other clients put it first
-    sendRaw(run, JSON.stringify({ method: "tools/call", params: { name: "brain.remember", arguments: { text: huge } }, jsonrpc: "2.0", id: 11 }));
-    sendRaw(run, JSON.stringify({ jsonrpc: "2.0", id: "big-first", method: "tools/call", params: { name: "brain.recall", arguments: { query: huge } } }));
+    sendRaw(
+      run,
+      JSON.stringify({ method: "tools/call", params: { name: "brain.remember", arguments: { text: huge } }, jsonrpc: "2.0", id: 11 }),
+    );
+    sendRaw(
+      run,
+      JSON.stringify({
+        jsonrpc: "2.0",
+        id: "big-first",
+        method: "tools/call",
+        params: { name: "brain.recall", arguments: { query: huge } },
+      }),
+    );
     // 12 MiB: beyond the SDK's 10 MiB buffer, which used to close the session
     sendRaw(run, "y".repeat(12 * 1024 * 1024));
     const [last, first] = await Promise.all([run.response(11), run.response("big-first" as unknown as number)]);
@@ -126,7 +143,12 @@ describe("bad input on stdin", () => {
 
   it("an initialize with an unknown protocol version is answered with a version this server speaks; a malformed one is a JSON-RPC error", async () => {
     const run = start();
-    run.send({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "1999-01-01", capabilities: {}, clientInfo: { name: "old", version: "1" } } });
+    run.send({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion: "1999-01-01", capabilities: {}, clientInfo: { name: "old", version: "1" } },
+    });
     const answer = await run.response(1);
     expect(answer.result.protocolVersion).toMatch(/^\d{4}-\d\d-\d\d$/);
     expect(answer.result.protocolVersion).not.toBe("1999-01-01");
@@ -166,7 +188,12 @@ describe("a dead base URL", () => {
       const run = start({ BRAIN_BASE_URL: url(), BRAIN_CALL_DEADLINE: String(DEADLINE_S) });
       await handshake(run);
       const started = Date.now();
-      run.send({ jsonrpc: "2.0", id: 3, method: "tools/call", params: { name: "brain.remember", arguments: { text: "The lab closes at six." } } });
+      run.send({
+        jsonrpc: "2.0",
+        id: 3,
+        method: "tools/call",
+        params: { name: "brain.remember", arguments: { text: "The lab closes at six." } },
+      });
       run.send({ jsonrpc: "2.0", id: 4, method: "tools/call", params: { name: "brain.status", arguments: {} } });
       const answers = await Promise.all([run.response(3), run.response(4)]);
       expect(Date.now() - started).toBeLessThan(DEADLINE_S * 1000 + 1_000);

@@ -21,7 +21,12 @@ afterAll(async () => {
 });
 
 const TOOL = { store: "brain.remember", retrieve: "brain.recall", health: "brain.health", status: "brain.status" } as const;
-const ARGS = { store: { text: "The staging deploy runs every Friday at 4pm." }, retrieve: { query: "staging deploy" }, health: {}, status: {} };
+const ARGS = {
+  store: { text: "The staging deploy runs every Friday at 4pm." },
+  retrieve: { query: "staging deploy" },
+  health: {},
+  status: {},
+};
 
 function callTool(operation: NonNullable<WireFixture["operation"]>) {
   return adapter.client.callTool({ name: TOOL[operation], arguments: ARGS[operation] });

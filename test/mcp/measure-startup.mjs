@@ -27,7 +27,12 @@ function once(command, args) {
     });
     child.on("error", reject);
     const send = (m) => child.stdin.write(JSON.stringify(m) + "\n");
-    send({ jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "measure", version: "1" } } });
+    send({
+      jsonrpc: "2.0",
+      id: 0,
+      method: "initialize",
+      params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "measure", version: "1" } },
+    });
     send({ jsonrpc: "2.0", method: "notifications/initialized" });
     send({ jsonrpc: "2.0", id: 1, method: "tools/list" });
   });
@@ -47,5 +52,7 @@ for (let i = 0; i < runs; i++) {
   adapter.push(await once(process.execPath, [BIN]));
   bare.push(await nodeBaseline());
 }
-console.log(`brain-mcp spawn -> tools/list answer: median ${median(adapter).toFixed(0)} ms over ${runs} runs (min ${Math.min(...adapter).toFixed(0)}, max ${Math.max(...adapter).toFixed(0)})`);
+console.log(
+  `brain-mcp spawn -> tools/list answer: median ${median(adapter).toFixed(0)} ms over ${runs} runs (min ${Math.min(...adapter).toFixed(0)}, max ${Math.max(...adapter).toFixed(0)})`,
+);
 console.log(`node -e 0 (spawn -> exit), same runs: median ${median(bare).toFixed(0)} ms`);

@@ -10,7 +10,10 @@ let service: ScriptedService;
 const adapters: Adapter[] = [];
 
 async function adapter(extra: Record<string, string>, clientName?: string): Promise<Adapter> {
-  const a = await connectAdapter(isolatedEnv({ BRAIN_API_KEY: KEY, BRAIN_BASE_URL: service.url, BRAIN_LOG: "debug", ...extra }), clientName);
+  const a = await connectAdapter(
+    isolatedEnv({ BRAIN_API_KEY: KEY, BRAIN_BASE_URL: service.url, BRAIN_LOG: "debug", ...extra }),
+    clientName,
+  );
   adapters.push(a);
   return a;
 }
@@ -87,14 +90,20 @@ describe("declarations and answers", () => {
 
   it("remember of a new fact names the memory, its importance, categories and that it is persistent", async () => {
     service.on("POST /v1/memory/store", { body: fixtures.storeNew });
-    const result = await client.callTool({ name: "brain.remember", arguments: { text: "The user prefers tabs.", meta: { source: "chat" } } });
+    const result = await client.callTool({
+      name: "brain.remember",
+      arguments: { text: "The user prefers tabs.", meta: { source: "chat" } },
+    });
     const text = textOf(result);
     expect(text).toContain("new memory 101");
     expect(text).toContain("Importance: 7/10");
     expect(text).toContain("Categories: work, preference");
     expect(text).toMatch(/Persistent/);
     expect(result.structuredContent).toEqual(fixtures.storeNew);
-    expect(service.seen[0]).toMatchObject({ body: { text: "The user prefers tabs.", meta: { source: "chat" } }, authorization: `Bearer ${KEY}` });
+    expect(service.seen[0]).toMatchObject({
+      body: { text: "The user prefers tabs.", meta: { source: "chat" } },
+      authorization: `Bearer ${KEY}`,
+    });
   });
 
   it("remember of a known fact says it merged into the existing memory", async () => {

@@ -110,7 +110,9 @@ describe("the OpenAI-compatible embeddings provider", () => {
     answer = (_req, _body, res) => res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ data: [] }));
     await expect(embedder.embed(["one"], "query")).rejects.toThrow(/wrong number of vectors/);
     answer = (_req, body, res) =>
-      res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ data: body.input.map((_: string, index: number) => ({ index, embedding: [1, 2] })) }));
+      res
+        .writeHead(200, { "content-type": "application/json" })
+        .end(JSON.stringify({ data: body.input.map((_: string, index: number) => ({ index, embedding: [1, 2] })) }));
     await expect(embedder.embed(["one"], "query")).rejects.toThrow(/2 dimensions, expected 3/);
   });
 });

@@ -51,7 +51,11 @@ describe("batching embed calls", () => {
     expect(calls).toHaveLength(1);
     // ordered by length within the batch, so the run pads little
     expect(calls[0]!.texts).toEqual(["a", "aa", "bb", "ccc", "bbbb", "cccccc"]);
-    expect(results.map((r) => r.map((v) => v[0]))).toEqual([[1, 2], [2, 4], [3, 6]]);
+    expect(results.map((r) => r.map((v) => v[0]))).toEqual([
+      [1, 2],
+      [2, 4],
+      [3, 6],
+    ]);
     expect([batched.id, batched.dimensions, batched.dedupThreshold, batched.distinctFacts?.("a", "b")]).toEqual(["fake/1", 2, 0.9, true]);
   });
 
@@ -107,7 +111,10 @@ describe("batching embed calls", () => {
   it("while a worker is busy, calls are held for the window to gather, then sent together to the idle one", async () => {
     const busy = fakeEmbedder();
     const idle = fakeEmbedder();
-    const slow: Embedder = { ...busy.embedder, embed: async (texts, p) => (await new Promise((r) => setTimeout(r, 300)), busy.embedder.embed(texts, p)) };
+    const slow: Embedder = {
+      ...busy.embedder,
+      embed: async (texts, p) => (await new Promise((r) => setTimeout(r, 300)), busy.embedder.embed(texts, p)),
+    };
     const batched = batchEmbeddings([slow, idle.embedder], { windowMs: 40 });
     const first = batched.embed(["first"], "query");
     await new Promise((resolve) => setTimeout(resolve, 5)); // the slow worker took it
@@ -151,7 +158,11 @@ describe("the embedder in a worker thread", () => {
       expect(maxAbsDiff(direct, expected)).toBeLessThan(1e-5);
       expect(maxAbsDiff(coalesced, expected)).toBeLessThan(1e-5);
     }
-    expect([inWorker.id, inWorker.dimensions, inWorker.dedupThreshold]).toEqual([inProcess.id, inProcess.dimensions, inProcess.dedupThreshold]);
+    expect([inWorker.id, inWorker.dimensions, inWorker.dedupThreshold]).toEqual([
+      inProcess.id,
+      inProcess.dimensions,
+      inProcess.dedupThreshold,
+    ]);
     expect(inWorker.distinctFacts!("prod runs 3 replicas", "prod runs 5 replicas")).toBe(true);
   });
 

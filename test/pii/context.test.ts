@@ -18,8 +18,23 @@ describe("value shape", () => {
   });
 
   it("placeholders, redactions and variable references are not values", () => {
-    for (const v of ["********", "xxxx", "<password>", "[REDACTED]", "{{ secret }}", "${DB_PASSWORD}", "$DB_PASS", "%PASS%",
-      "$(cat /run/secrets/db)", "process.env.DB_PASS", "YOUR_API_KEY", "your-password-here", "example_token", "N/A", "none"]) {
+    for (const v of [
+      "********",
+      "xxxx",
+      "<password>",
+      "[REDACTED]",
+      "{{ secret }}",
+      "${DB_PASSWORD}",
+      "$DB_PASS",
+      "%PASS%",
+      "$(cat /run/secrets/db)",
+      "process.env.DB_PASS",
+      "YOUR_API_KEY",
+      "your-password-here",
+      "example_token",
+      "N/A",
+      "none",
+    ]) {
       expect(isPlaceholder(v), v).toBe(true);
     }
     for (const v of ["hunter2", "envy2024!", "MyPassword123!", "sk_live_TcXmk7xZLYnCvM87"]) expect(isPlaceholder(v), v).toBe(false);

@@ -73,9 +73,19 @@ describe("other national identity numbers", () => {
   });
   it("every covered country's labelled number counts by its shape when its checksum or range fails", () => {
     const labelled = [
-      "ITIN 900-00-0000", "NI number QQ 12 34 56 C", "BSN: 123456789", "codice fiscale AAAAAA00A00A000A", "Steuer-ID 12 345 678 901",
-      "Aadhaar 1234 5678 9012", "PESEL 12345678901", "resident id 123456789012345678", "TFN 123 456 789", "NHS number 123 456 7890",
-      "personnummer 19991399-0000", "fødselsnummer 010101 00000", "CPR-nummer 320199-0000",
+      "ITIN 900-00-0000",
+      "NI number QQ 12 34 56 C",
+      "BSN: 123456789",
+      "codice fiscale AAAAAA00A00A000A",
+      "Steuer-ID 12 345 678 901",
+      "Aadhaar 1234 5678 9012",
+      "PESEL 12345678901",
+      "resident id 123456789012345678",
+      "TFN 123 456 789",
+      "NHS number 123 456 7890",
+      "personnummer 19991399-0000",
+      "fødselsnummer 010101 00000",
+      "CPR-nummer 320199-0000",
     ];
     for (const text of labelled) expect(kinds(text), text).toEqual(ID);
     const unlabelled = ["batch 123456789", "order 12 345 678 901", "FedEx 1234 5678 9012", "ref 12345678901", "call 123 456 7890"];

@@ -16,9 +16,9 @@ const digits = (min: number, max = min) => fc.array(digit, { minLength: min, max
 
 /** Zero of each decimal digit set a person or a keyboard may use (NFKC folds fullwidth and mathematical ones). */
 const DIGIT_ZEROS = [0x30, 0xff10, 0x0660, 0x06f0, 0x0966, 0x09e6, 0x0e50, 0x1d7ce, 0x1d7ec];
-const digitForm = fc.constantFrom(...DIGIT_ZEROS).map((zero) => (s: string) =>
-  s.replace(/\d/g, (d) => String.fromCodePoint(zero + Number(d))),
-);
+const digitForm = fc
+  .constantFrom(...DIGIT_ZEROS)
+  .map((zero) => (s: string) => s.replace(/\d/g, (d) => String.fromCodePoint(zero + Number(d))));
 /** Letters too: fullwidth ASCII (an IME's default in CJK locales). */
 const letterForm = fc.constantFrom(
   (s: string) => s,
@@ -28,8 +28,10 @@ const INVISIBLES = ["\u200b", "\u200c", "\u200d", "\u2060", "\u00ad", "\ufeff", 
 /** Sprinkles invisible characters between some characters. */
 const invisibles = fc
   .tuple(fc.constantFrom(...INVISIBLES), fc.double({ min: 0, max: 0.5, noNaN: true }), fc.integer({ min: 0, max: 2 ** 30 }))
-  .map(([mark, rate, salt]) => (s: string) =>
-    [...s].map((ch, i) => (i > 0 && ((salt * (i + 7)) % 997) / 997 < rate ? mark + ch : ch)).join(""),
+  .map(
+    ([mark, rate, salt]) =>
+      (s: string) =>
+        [...s].map((ch, i) => (i > 0 && ((salt * (i + 7)) % 997) / 997 < rate ? mark + ch : ch)).join(""),
   );
 
 /** Separators between digit groups: ASCII, Unicode spaces and dashes, and runs of them. */
@@ -75,12 +77,23 @@ function group(number: string, style: "fours" | "amex" | "block" | "single" | "p
 const CARD_CONTEXTS = ["{}", "card {}", "paid with {} yesterday", "my visa is {}.", "Karte: {}", "use {} for the hotel"];
 
 const printedCard = fc
-  .tuple(cardNumber, fc.constantFrom("fours", "amex", "block", "single", "pairs" as const), separator, digitForm, invisibles, fc.constantFrom(...CARD_CONTEXTS))
+  .tuple(
+    cardNumber,
+    fc.constantFrom("fours", "amex", "block", "single", "pairs" as const),
+    separator,
+    digitForm,
+    invisibles,
+    fc.constantFrom(...CARD_CONTEXTS),
+  )
   .map(([number, style, sep, form, hide, context]) => context.replace("{}", hide(form(group(number, style).join(sep)))));
 
 /** US SSNs (valid area, group, serial), labelled or in their own dashed shape. */
 const ssn = fc
-  .tuple(fc.integer({ min: 1, max: 899 }).filter((a) => a !== 666), fc.integer({ min: 1, max: 99 }), fc.integer({ min: 1, max: 9999 }))
+  .tuple(
+    fc.integer({ min: 1, max: 899 }).filter((a) => a !== 666),
+    fc.integer({ min: 1, max: 99 }),
+    fc.integer({ min: 1, max: 9999 }),
+  )
   .map(([a, g, s]) => [String(a).padStart(3, "0"), String(g).padStart(2, "0"), String(s).padStart(4, "0")]);
 const printedSsn = fc
   .tuple(ssn, idSeparator, digitForm, invisibles, fc.constantFrom("SSN {}", "my social security number is {}", "ssn: {}"))
@@ -110,7 +123,8 @@ const printedDni = fc
   });
 
 const base62 = (min: number, max = min) =>
-  fc.array(fc.constantFrom(..."0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"), { minLength: min, maxLength: max })
+  fc
+    .array(fc.constantFrom(..."0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"), { minLength: min, maxLength: max })
     .map((c) => c.join(""))
     .filter((s) => /\d/.test(s) && /[A-Z]/.test(s) && /[a-z]/.test(s));
 
@@ -129,16 +143,21 @@ const printedKey = fc
 // Look-alikes: what the screen must keep accepting, in the same forms.
 
 const orderNumber = fc
-  .tuple(fc.oneof(cardNumber, digits(6, 19)), fc.constantFrom("fours", "block" as const), fc.constantFrom(" ", "-", ".", "\u00a0"), fc.constantFrom("Order #{}", "order number {} shipped", "tracking number: {}", "Invoice {} is paid"))
+  .tuple(
+    fc.oneof(cardNumber, digits(6, 19)),
+    fc.constantFrom("fours", "block" as const),
+    fc.constantFrom(" ", "-", ".", "\u00a0"),
+    fc.constantFrom("Order #{}", "order number {} shipped", "tracking number: {}", "Invoice {} is paid"),
+  )
   .map(([n, style, sep, context]) => context.replace("{}", group(n, style).join(sep)));
 
 const phoneNumber = fc
   .tuple(
     fc.constantFrom("+1", "+44", "+49", "+33", "+34", "+91", "+81", "(0)", ""),
     // National groupings: US 3-3-4, UK 2-4-4 and 4-3-3, French 2-2-2-2-2, German 3-7, Indian 5-5, Japanese 2-4-4.
-    fc.constantFrom([3, 3, 4], [2, 4, 4], [4, 3, 3], [2, 2, 2, 2, 2], [3, 7], [5, 5], [3, 4, 4]).chain((sizes) =>
-      fc.tuple(...sizes.map((n) => digits(n))),
-    ),
+    fc
+      .constantFrom([3, 3, 4], [2, 4, 4], [4, 3, 3], [2, 2, 2, 2, 2], [3, 7], [5, 5], [3, 4, 4])
+      .chain((sizes) => fc.tuple(...sizes.map((n) => digits(n)))),
     fc.constantFrom(" ", "-", ".", "\u00a0", "\u2011"),
     fc.constantFrom("call {}", "phone: {}", "mobile {}", "ring me on {} after six"),
   )
@@ -159,7 +178,10 @@ const isbn = fc
   });
 
 const timestamp = fc
-  .tuple(fc.date({ min: new Date("1971-01-01T00:00:00Z"), max: new Date("2099-12-31T23:59:59Z"), noInvalidDate: true }), fc.integer({ min: 0, max: 4 }))
+  .tuple(
+    fc.date({ min: new Date("1971-01-01T00:00:00Z"), max: new Date("2099-12-31T23:59:59Z"), noInvalidDate: true }),
+    fc.integer({ min: 0, max: 4 }),
+  )
   .map(([at, style]) => {
     const iso = at.toISOString();
     const shapes = [
@@ -176,27 +198,39 @@ const lookAlike = fc.tuple(fc.oneof(orderNumber, phoneNumber, isbn, timestamp), 
 
 describe("the PII screen under generated input (fast-check, seed " + SEED + ")", () => {
   it("refuses every generated card number, however it is printed", () => {
-    fc.assert(fc.property(printedCard, (text) => {
-      expect(kinds(text), JSON.stringify(text)).toContain("credit_card");
-    }), settings);
+    fc.assert(
+      fc.property(printedCard, (text) => {
+        expect(kinds(text), JSON.stringify(text)).toContain("credit_card");
+      }),
+      settings,
+    );
   });
 
   it("refuses every generated national id, however it is printed", () => {
     const id = fc.oneof(printedSsn, dashedSsn, printedBsn, printedDni);
-    fc.assert(fc.property(id, (text) => {
-      expect(kinds(text), JSON.stringify(text)).toContain("national_id");
-    }), settings);
+    fc.assert(
+      fc.property(id, (text) => {
+        expect(kinds(text), JSON.stringify(text)).toContain("national_id");
+      }),
+      settings,
+    );
   });
 
   it("refuses every generated key, however it is printed", () => {
-    fc.assert(fc.property(printedKey, (text) => {
-      expect(kinds(text), JSON.stringify(text)).toContain("api_key");
-    }), settings);
+    fc.assert(
+      fc.property(printedKey, (text) => {
+        expect(kinds(text), JSON.stringify(text)).toContain("api_key");
+      }),
+      settings,
+    );
   });
 
   it("accepts order numbers, phone numbers, ISBNs and timestamps in any digit form", () => {
-    fc.assert(fc.property(lookAlike, (text) => {
-      expect(kinds(text), JSON.stringify(text)).toEqual([]);
-    }), settings);
+    fc.assert(
+      fc.property(lookAlike, (text) => {
+        expect(kinds(text), JSON.stringify(text)).toEqual([]);
+      }),
+      settings,
+    );
   });
 });

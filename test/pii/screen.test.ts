@@ -61,9 +61,9 @@ describe("screening speed on adversarial 8,000-character input", () => {
     "jwt-like": fill("eyJhbGciOiJIUzI1NiJ9."),
     "base62 run": fill("aZ09xY8"),
     "NI-like": fill("AB 12 34 56 "),
-    "colons": fill(":"),
+    colons: fill(":"),
     "unclosed quotes": fill('password: "'),
-    "urls": fill("postgres://u:"),
+    urls: fill("postgres://u:"),
     "seed words": fill("abc "),
   };
 

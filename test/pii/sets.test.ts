@@ -40,7 +40,10 @@ describe("the held-out set (test/pii/holdout.json), written after the detectors"
   it("reports recall and false-positive rate per round (an estimate of generalization, not a target)", () => {
     const cases = load("./holdout.json");
     for (const round of [...new Set(cases.map((c) => c.round ?? 1))]) {
-      report(`holdout.json round ${round}`, cases.filter((c) => (c.round ?? 1) === round));
+      report(
+        `holdout.json round ${round}`,
+        cases.filter((c) => (c.round ?? 1) === round),
+      );
     }
     const score = report("holdout.json all rounds", cases);
     expect(score.recall).toBeGreaterThan(0.9);

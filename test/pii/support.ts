@@ -10,7 +10,13 @@ export function kinds(text: string): PiiType[] {
 /** A case of the labeled sets; holdout cases carry the round they were written in. */
 export type LabeledCase = { text: string; pii: boolean; types: PiiType[]; note: string; round?: number };
 
-export type SetScore = { recall: number; falsePositiveRate: number; misses: LabeledCase[]; falsePositives: LabeledCase[]; wrongKinds: LabeledCase[] };
+export type SetScore = {
+  recall: number;
+  falsePositiveRate: number;
+  misses: LabeledCase[];
+  falsePositives: LabeledCase[];
+  wrongKinds: LabeledCase[];
+};
 
 /** Recall over the PII cases, false-positive rate over the look-alikes, and which cases failed. */
 export function scoreSet(cases: LabeledCase[]): SetScore {

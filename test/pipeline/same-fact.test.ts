@@ -92,9 +92,7 @@ describe("a merge keeps every fact of both texts", () => {
   it("a sentence said in other words is covered when it is close to one sentence of the surviving text", async () => {
     const kept = "The billing service is owned by Marcus. It runs on Kubernetes.";
     const replaced = "Marcus owns the billing service.";
-    const closeEnough = cosinesByEmbedding(async (texts) =>
-      texts.map((t) => bagOfWords(/billing/.test(t) ? "billing service marcus" : t)),
-    );
+    const closeEnough = cosinesByEmbedding(async (texts) => texts.map((t) => bagOfWords(/billing/.test(t) ? "billing service marcus" : t)));
     expect(await keepsEveryFact(kept, replaced, closeEnough, 0.9)).toBe(true);
     expect(await keepsEveryFact(kept, replaced, asBagsOfWords, 0.9)).toBe(false);
   });

@@ -33,7 +33,9 @@ describe.skipIf(!canStartPostgres())("export from SQLite, import into PostgreSQL
       expect(stored.status, stored.text).toBe(200);
     }
     for (const query of ["when does the flight land?", "which port does staging use?", "flight to Zürich"]) {
-      expect((await call(source.baseURL, "POST", "/v1/memory/retrieve", { key: source.apiKey, json: { query, top_k: 1 } })).status).toBe(200);
+      expect((await call(source.baseURL, "POST", "/v1/memory/retrieve", { key: source.apiKey, json: { query, top_k: 1 } })).status).toBe(
+        200,
+      );
     }
     jsonOf(await source.admin(["export", "--workspace", source.workspaceId, "--vectors", "--out", fromSqlite, "--json"]));
   });

@@ -29,7 +29,9 @@ describe.skipIf(!canStartPostgres())("a 0.1.0 PostgreSQL database", () => {
     children.push(a.child, b.child);
     expect(a.stdout() + b.stdout()).not.toMatch(/created workspace/);
     const query = postgresQuery(url);
-    expect((await query("SELECT version FROM brain_migrations ORDER BY version")).map((r) => r.version)).toEqual(MIGRATIONS.map((m) => m.version));
+    expect((await query("SELECT version FROM brain_migrations ORDER BY version")).map((r) => r.version)).toEqual(
+      MIGRATIONS.map((m) => m.version),
+    );
     // The rate bucket of the first key moved to its integer id.
     expect(await query("SELECT key_id, tokens FROM rate_buckets")).toEqual([{ key_id: 1, tokens: 0.5 }]);
     // Identity columns: nothing but the database hands out an id.

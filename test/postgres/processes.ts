@@ -122,7 +122,7 @@ export async function call(
  */
 export function unrelatedTexts(count: number, seed = 1): string[] {
   let state = seed >>> 0 || 1;
-  const next = () => ((state = (Math.imul(state, 1664525) + 1013904223) >>> 0) / 2 ** 32);
+  const next = () => (state = (Math.imul(state, 1664525) + 1013904223) >>> 0) / 2 ** 32;
   const letters = "abcdefghijklmnopqrstuvwxyz";
   const used = new Set<string>();
   const word = () => {

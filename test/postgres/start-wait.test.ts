@@ -25,7 +25,13 @@ afterAll(async () => {
 /** `serve` on the database with BRAIN_DB_WAIT_SECONDS, its output gathered as it comes. */
 function serve(waitSeconds: number) {
   const child = spawn(process.execPath, [BIN, "serve", "--port", "0"], {
-    env: { ...process.env, BRAIN_EMBEDDER: "lexical", BRAIN_LOG: "warn", BRAIN_DATABASE_URL: url, BRAIN_DB_WAIT_SECONDS: String(waitSeconds) },
+    env: {
+      ...process.env,
+      BRAIN_EMBEDDER: "lexical",
+      BRAIN_LOG: "warn",
+      BRAIN_DATABASE_URL: url,
+      BRAIN_DB_WAIT_SECONDS: String(waitSeconds),
+    },
     stdio: ["ignore", "pipe", "pipe"],
   });
   const out = { stdout: "", stderr: "" };

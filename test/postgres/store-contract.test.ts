@@ -113,7 +113,9 @@ describe.each(stores)("the store contract on $name", ({ open }) => {
   });
 
   it("keeps the lexical index in step with a merge's new text in the same transaction", async () => {
-    await store.writeInWorkspace(ws, (tx) => tx.updateMemory(ids.pottery!, { text: "Melanie: I finished a ceramics class yesterday." }, T0 + 10));
+    await store.writeInWorkspace(ws, (tx) =>
+      tx.updateMemory(ids.pottery!, { text: "Melanie: I finished a ceramics class yesterday." }, T0 + 10),
+    );
     expect(await searchIds(store, ws, ["pottery"], 10)).toEqual([]);
     expect(await searchIds(store, ws, ["ceramics"], 10)).toEqual([ids.pottery]);
   });
@@ -126,13 +128,25 @@ describe.each(stores)("the store contract on $name", ({ open }) => {
   it("forgets memories everywhere: row, vector, lexical entry and idempotent answer; a tombstone tells the caches", async () => {
     await store.writeInWorkspace(ws, (tx) =>
       tx.putIdempotency(
-        { workspace_id: ws, key: "k1", request_hash: "h", response: { status: "ok", memory_id: ids.country, dedup: { action: "stored_new", existing_id: null } }, created_at: T0 },
+        {
+          workspace_id: ws,
+          key: "k1",
+          request_hash: "h",
+          response: { status: "ok", memory_id: ids.country, dedup: { action: "stored_new", existing_id: null } },
+          created_at: T0,
+        },
         0,
       ),
     );
     await store.writeInWorkspace(ws, (tx) =>
       tx.putIdempotency(
-        { workspace_id: ws, key: "k2", request_hash: "h", response: { status: "ok", memory_id: ids.sweden, dedup: { action: "stored_new", existing_id: null } }, created_at: T0 },
+        {
+          workspace_id: ws,
+          key: "k2",
+          request_hash: "h",
+          response: { status: "ok", memory_id: ids.sweden, dedup: { action: "stored_new", existing_id: null } },
+          created_at: T0,
+        },
         0,
       ),
     );
@@ -146,7 +160,9 @@ describe.each(stores)("the store contract on $name", ({ open }) => {
     expect(await store.getIdempotency(ws, "k2", 0)).not.toBeNull();
     // the vector caches hear of it through the rev stream: a tombstone with the next rev and no vector
     const tombstones = await store.vectorsSince(ws, before);
-    expect(tombstones.map((t) => [t.id, t.rev, t.embedder_id, t.vector.length])).toEqual([[ids.country, before + 1, FORGOTTEN_EMBEDDER, 0]]);
+    expect(tombstones.map((t) => [t.id, t.rev, t.embedder_id, t.vector.length])).toEqual([
+      [ids.country, before + 1, FORGOTTEN_EMBEDDER, 0],
+    ]);
     expect(await store.deleteMemories(ws, [ids.country!])).toEqual([]);
   });
 

@@ -151,9 +151,7 @@ describe.skipIf(!canStartPostgres())("the PostgreSQL store", () => {
       }
     })();
     await Promise.all(
-      Array.from({ length: 30 }, (_, i) =>
-        (i % 2 ? a : b).writeInWorkspace(ws, (tx) => tx.insertMemory(memory(ws, `fact ${i}`))),
-      ),
+      Array.from({ length: 30 }, (_, i) => (i % 2 ? a : b).writeInWorkspace(ws, (tx) => tx.insertMemory(memory(ws, `fact ${i}`)))),
     );
     await reader;
     for (const v of await b.vectorsSince(ws, seen)) cached.add(v.id);
@@ -215,9 +213,7 @@ describe.skipIf(!canStartPostgres())("the PostgreSQL store", () => {
   });
 
   it("shares one token bucket per key between processes", async () => {
-    const decisions = await Promise.all(
-      Array.from({ length: 20 }, (_, i) => (i % 2 ? a : b).takeRateToken(101, 1, 10, T0)),
-    );
+    const decisions = await Promise.all(Array.from({ length: 20 }, (_, i) => (i % 2 ? a : b).takeRateToken(101, 1, 10, T0)));
     expect(decisions.filter((d) => d.allowed)).toHaveLength(10);
     const denied = decisions.find((d) => !d.allowed)!;
     expect(denied.retryAfterSeconds).toBeGreaterThanOrEqual(1);

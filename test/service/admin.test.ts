@@ -8,7 +8,19 @@ vi.setConfig({ testTimeout: 120_000, hookTimeout: 120_000 });
 
 it("workspace create prints one JSON object with the workspace and its first key, or sentences without --json", async () => {
   const { storeArgs } = freshStore();
-  const made = await runCli(["admin", "workspace", "create", "--name", "Acme", "--plan", "team", "--billing-cycle", "annual", "--json", ...storeArgs]);
+  const made = await runCli([
+    "admin",
+    "workspace",
+    "create",
+    "--name",
+    "Acme",
+    "--plan",
+    "team",
+    "--billing-cycle",
+    "annual",
+    "--json",
+    ...storeArgs,
+  ]);
   expect(made.code, made.stderr).toBe(0);
   const json = JSON.parse(made.stdout);
   expect(json).toMatchObject({ name: "Acme", plan: "team", billing_cycle: "annual", status: "active" });
@@ -87,15 +99,34 @@ it("workspace list shows every workspace with its memories and live keys, and ne
   const svc = await startService();
   try {
     const second = await svc.newWorkspace("second");
-    expect((await call(svc.baseURL, "POST", "/v1/memory/store", { key: svc.apiKey, json: { text: "The wiki moved to Notion in March." } })).status).toBe(200);
+    expect(
+      (await call(svc.baseURL, "POST", "/v1/memory/store", { key: svc.apiKey, json: { text: "The wiki moved to Notion in March." } }))
+        .status,
+    ).toBe(200);
     const extra = await svc.adminJson(["key", "create", second.workspaceId]);
     await svc.adminJson(["key", "revoke", String(extra.key_id)]);
 
     const listed = (await svc.adminJson(["workspace", "list"])).workspaces as Record<string, unknown>[];
     const ours = listed.filter((w) => w.workspace_id === svc.workspaceId || w.workspace_id === second.workspaceId);
     expect(ours).toEqual([
-      { workspace_id: svc.workspaceId, name: "primary", status: "active", plan: "free", billing_cycle: "monthly", memories: 1, live_keys: 1 },
-      { workspace_id: second.workspaceId, name: "second", status: "active", plan: "free", billing_cycle: "monthly", memories: 0, live_keys: 1 },
+      {
+        workspace_id: svc.workspaceId,
+        name: "primary",
+        status: "active",
+        plan: "free",
+        billing_cycle: "monthly",
+        memories: 1,
+        live_keys: 1,
+      },
+      {
+        workspace_id: second.workspaceId,
+        name: "second",
+        status: "active",
+        plan: "free",
+        billing_cycle: "monthly",
+        memories: 0,
+        live_keys: 1,
+      },
     ]);
 
     const human = await svc.admin(["workspace", "list"]);

@@ -73,7 +73,16 @@ describe("successful answers", () => {
     expect(memory).toBeDefined();
     // The specification's fields (id .. meta) in its order, then the documented extras.
     expect(Object.keys(memory)).toEqual([
-      "id", "text", "score", "similarity", "importance", "meta", "expired", "created_at", "last_accessed_at", "access_count",
+      "id",
+      "text",
+      "score",
+      "similarity",
+      "importance",
+      "meta",
+      "expired",
+      "created_at",
+      "last_accessed_at",
+      "access_count",
     ]);
     expect(memory.text).toBe("The staging database runs PostgreSQL 16 on host db-stage-2.");
     for (const field of ["score", "similarity"]) {
@@ -145,8 +154,17 @@ describe("successful answers", () => {
     });
     // The specification's nine fields in its order, then the documented extras.
     expect(Object.keys(res.json)).toEqual([
-      "workspace_id", "workspace_name", "workspace_status", "plan_name", "billing_cycle", "api_key_id", "api_key_prefix",
-      "healthy", "server_time", "memory_count", "version",
+      "workspace_id",
+      "workspace_name",
+      "workspace_status",
+      "plan_name",
+      "billing_cycle",
+      "api_key_id",
+      "api_key_prefix",
+      "healthy",
+      "server_time",
+      "memory_count",
+      "version",
     ]);
     expect(typeof res.json.billing_cycle).toBe("string");
     expect(typeof res.json.version).toBe("string");
@@ -324,7 +342,11 @@ describe("validation", () => {
   });
 
   it("meta over 4 KiB serialized is 422 naming meta", async () => {
-    const error = expectError(await store(svc.apiKey, { text: "A fact with big meta.", meta: { blob: "x".repeat(5000) } }), 422, "invalid_request");
+    const error = expectError(
+      await store(svc.apiKey, { text: "A fact with big meta.", meta: { blob: "x".repeat(5000) } }),
+      422,
+      "invalid_request",
+    );
     expect(error.param).toBe("meta");
   });
 
@@ -349,7 +371,10 @@ describe("validation", () => {
   });
 
   it("a POST body that is not application/json is 415", async () => {
-    for (const headers of [{ "content-type": "text/plain" }, { "content-type": "application/x-www-form-urlencoded" }, {}] as Record<string, string>[]) {
+    for (const headers of [{ "content-type": "text/plain" }, { "content-type": "application/x-www-form-urlencoded" }, {}] as Record<
+      string,
+      string
+    >[]) {
       const res = await api("POST", "/v1/memory/store", { key: svc.apiKey, body: '{"text":"hello"}', headers });
       const error = expectError(res, 415, "unsupported_media_type");
       expect(error.type).toBe("invalid_request_error");
@@ -364,7 +389,11 @@ describe("validation", () => {
 
   it("a body over 64 KiB is 413, whether declared by Content-Length or streamed without one", async () => {
     const big = JSON.stringify({ text: "y".repeat(70 * 1024) });
-    expectError(await api("POST", "/v1/memory/store", { key: svc.apiKey, body: big, headers: { "content-type": "application/json" } }), 413, "payload_too_large");
+    expectError(
+      await api("POST", "/v1/memory/store", { key: svc.apiKey, body: big, headers: { "content-type": "application/json" } }),
+      413,
+      "payload_too_large",
+    );
 
     const chunk = new TextEncoder().encode("z".repeat(8 * 1024));
     let sent = 0;
@@ -446,7 +475,11 @@ describe("idempotency", () => {
   it("the same Idempotency-Key with a different body is 422 idempotency_key_reused", async () => {
     const ws = await svc.newWorkspace("idempotent-reuse");
     expect((await store(ws.apiKey, { text: "The boiler was serviced in October." }, { "idempotency-key": "k-2" })).status).toBe(200);
-    expectError(await store(ws.apiKey, { text: "The roof was repaired in June." }, { "idempotency-key": "k-2" }), 422, "idempotency_key_reused");
+    expectError(
+      await store(ws.apiKey, { text: "The roof was repaired in June." }, { "idempotency-key": "k-2" }),
+      422,
+      "idempotency_key_reused",
+    );
     expect((await status(ws.apiKey)).json.memory_count).toBe(1);
   });
 

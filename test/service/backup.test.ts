@@ -46,9 +46,12 @@ describe.skipIf(TEST_DATABASE_URL)("backup", () => {
   });
 
   it("on PostgreSQL, backup points at pg_dump", async () => {
-    const result = await runCli(["admin", "backup", "--out", tempFile("pg.dump"), "--database-url", "postgres://nobody:pw@127.0.0.1:1/none"], {
-      env: baseEnv(),
-    });
+    const result = await runCli(
+      ["admin", "backup", "--out", tempFile("pg.dump"), "--database-url", "postgres://nobody:pw@127.0.0.1:1/none"],
+      {
+        env: baseEnv(),
+      },
+    );
     expect(result.code).toBe(1);
     expect(result.stderr).toContain("pg_dump");
     expect(result.stderr).not.toContain("pw@");

@@ -119,7 +119,10 @@ describe.skipIf(cannotMount !== null || TEST_DATABASE_URL)("SQLite on a full dis
     const db = new Database(svc.dbPath!, { readonly: true, fileMustExist: true });
     try {
       expect(db.pragma("integrity_check", { simple: true })).toBe("ok");
-      const rows = db.prepare("SELECT id, text FROM memories WHERE workspace_id = ?").all(svc.workspaceId) as { id: number; text: string }[];
+      const rows = db.prepare("SELECT id, text FROM memories WHERE workspace_id = ?").all(svc.workspaceId) as {
+        id: number;
+        text: string;
+      }[];
       expect(new Map(rows.map((r) => [r.id, r.text]))).toEqual(acked);
     } finally {
       db.close();

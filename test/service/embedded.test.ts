@@ -39,7 +39,10 @@ function startAdapter(configDir: string, dataDir: string): Promise<Adapter> {
   // Embedded always uses SQLite, so no database URL here even when the suite runs on PostgreSQL.
   const env = baseEnv({ BRAIN_LOG: "debug" });
   delete env.BRAIN_DATABASE_URL;
-  const child = spawn(process.execPath, ["--input-type=module", "-e", SCRIPT, configDir, dataDir], { env, stdio: ["pipe", "pipe", "pipe"] });
+  const child = spawn(process.execPath, ["--input-type=module", "-e", SCRIPT, configDir, dataDir], {
+    env,
+    stdio: ["pipe", "pipe", "pipe"],
+  });
   children.push(child);
   let out = "";
   let err = "";
@@ -79,7 +82,10 @@ it("two adapters started together share one workspace through one SQLite file, a
   expect(statSync(file).mode & 0o777).toBe(0o600);
   expect(JSON.parse(readFileSync(file, "utf8")).api_key).toBe(a.apiKey);
 
-  const stored = await call(a.baseURL, "POST", "/v1/memory/store", { key: a.apiKey, json: { text: "Both adapters see the dentist appointment on Monday." } });
+  const stored = await call(a.baseURL, "POST", "/v1/memory/store", {
+    key: a.apiKey,
+    json: { text: "Both adapters see the dentist appointment on Monday." },
+  });
   expect(stored.status, stored.text).toBe(200);
   const seenByB = await call(b.baseURL, "GET", "/v1/status", { key: b.apiKey });
   expect(seenByB.json.memory_count).toBe(1);
@@ -97,7 +103,10 @@ it("two adapters started together share one workspace through one SQLite file, a
   // a restart loads its workspace's index (and runs the model once) before the host's first recall
   const deadline = Date.now() + 20_000;
   while (!again.stderr().includes('"vector index loaded"') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
-  const loaded = again.stderr().split("\n").find((line) => line.includes('"vector index loaded"'));
+  const loaded = again
+    .stderr()
+    .split("\n")
+    .find((line) => line.includes('"vector index loaded"'));
   expect(JSON.parse(loaded!)).toMatchObject({ memories: 1 });
   expect((await call(again.baseURL, "GET", "/v1/status", { key: again.apiKey })).json.memory_count).toBe(1);
   await again.stop();

@@ -76,7 +76,9 @@ describe("export and import", () => {
     const imported = jsonOf(await adminOn(copy, ["import", exported, "--new", "copy", "--json"]));
     expect(imported).toMatchObject({ created_workspace: true, memories: 5, imported: 5, already_present: 0, embedded: 5, refused: [] });
     const listed = jsonOf(await adminOn(copy, ["workspace", "list", "--json"]));
-    expect(listed.workspaces).toEqual([expect.objectContaining({ workspace_id: imported.workspace_id, name: "copy", plan: "free", memories: 5 })]);
+    expect(listed.workspaces).toEqual([
+      expect.objectContaining({ workspace_id: imported.workspace_id, name: "copy", plan: "free", memories: 5 }),
+    ]);
 
     const again = tempFile("again.jsonl");
     jsonOf(await adminOn(copy, ["export", "--workspace", imported.workspace_id, "--out", again, "--json"]));
@@ -96,7 +98,10 @@ describe("export and import", () => {
     const restored = jsonOf(await source.admin(["import", exported, "--new", "restored", "--json"]));
     expect(restored).toMatchObject({ imported: 5 });
     const key = jsonOf(await source.admin(["key", "create", restored.workspace_id, "--json"]));
-    const found = await call(source.baseURL, "POST", "/v1/memory/retrieve", { key: key.api_key, json: { query: "what does Alice drink?", top_k: 1 } });
+    const found = await call(source.baseURL, "POST", "/v1/memory/retrieve", {
+      key: key.api_key,
+      json: { query: "what does Alice drink?", top_k: 1 },
+    });
     expect(found.status).toBe(200);
     expect(found.json.memories[0]).toMatchObject({ text: "Alice prefers green tea over coffee.", meta: { n: 1, tags: ["x"] } });
   });
@@ -170,7 +175,10 @@ describe("export and import", () => {
   it("without --out the file goes to stdout and nothing else does", async () => {
     const result = await source.admin(["export", "--workspace", source.workspaceId]);
     expect(result.code, result.stderr).toBe(0);
-    const [header, ...lines] = result.stdout.trimEnd().split("\n").map((l) => JSON.parse(l));
+    const [header, ...lines] = result.stdout
+      .trimEnd()
+      .split("\n")
+      .map((l) => JSON.parse(l));
     const [fileHeader, ...fileLines] = readLines(exported);
     expect({ ...header, exported_at: null }).toEqual({ ...fileHeader, exported_at: null });
     expect(lines).toEqual(fileLines);
@@ -205,7 +213,17 @@ describe("export and import", () => {
     expect(piped.code, piped.stderr).toBe(0);
     expect(piped.stderr).not.toContain("importing");
     // script(1) gives the command a terminal; what the terminal showed comes back on its stdout
-    const command = [process.execPath, join(process.cwd(), "bin", "brain-mcp.js"), "admin", "import", exported, "--new", "tty", "--db", target]
+    const command = [
+      process.execPath,
+      join(process.cwd(), "bin", "brain-mcp.js"),
+      "admin",
+      "import",
+      exported,
+      "--new",
+      "tty",
+      "--db",
+      target,
+    ]
       .map((a) => `'${a}'`)
       .join(" ");
     const tty = await runScript(command);

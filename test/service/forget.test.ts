@@ -26,7 +26,9 @@ async function store(service: ServiceHandle, text: string, headers: Record<strin
   return res.json;
 }
 const recallIds = async (service: ServiceHandle, query = QUERY) =>
-  (await call(service.baseURL, "POST", ROUTES.retrieve.path, { key: a.apiKey, json: { query, top_k: 50 } })).json.memories.map((m: { id: number }) => m.id);
+  (await call(service.baseURL, "POST", ROUTES.retrieve.path, { key: a.apiKey, json: { query, top_k: 50 } })).json.memories.map(
+    (m: { id: number }) => m.id,
+  );
 const healthTotal = async (service: ServiceHandle) =>
   (await call(service.baseURL, "GET", ROUTES.health.path, { key: a.apiKey })).json.signals.total_memories;
 const statusCount = async (service: ServiceHandle) =>

@@ -43,12 +43,36 @@ describe("bad input changes nothing", () => {
   });
 
   const cases: [string, (lines: string[]) => string[] | string, RegExp][] = [
-    ["a file cut inside a line", (lines) => `${lines.join("\n")}`.slice(0, -40), /line 6: not a complete JSON object \(the file may be truncated/],
-    ["a file cut at a line's end", (lines) => lines.slice(0, -1), /line 6: the file ends here, but its header announces 5 memories: the file is truncated/],
-    ["a header of a newer format version", (lines) => [header(lines, { version: 2 }), ...lines.slice(1)], /line 1: written in export format version 2; this brain-mcp reads up to version 1/],
-    ["a line of a newer format version", (lines) => [...lines.slice(0, 3), header(lines, { version: 3 }), ...lines.slice(3)], /line 4: written in export format version 3/],
-    ["a wrong type", (lines) => lines.map((l, i) => (i === 3 ? l.replace(/"importance":\d+/, '"importance":"high"') : l)), /line 4: `importance` expected number, received string/],
-    ["an unknown field", (lines) => lines.map((l, i) => (i === 2 ? l.replace('{"text"', '{"colour":"red","text"') : l)), /line 3: unknown field `colour`/],
+    [
+      "a file cut inside a line",
+      (lines) => `${lines.join("\n")}`.slice(0, -40),
+      /line 6: not a complete JSON object \(the file may be truncated/,
+    ],
+    [
+      "a file cut at a line's end",
+      (lines) => lines.slice(0, -1),
+      /line 6: the file ends here, but its header announces 5 memories: the file is truncated/,
+    ],
+    [
+      "a header of a newer format version",
+      (lines) => [header(lines, { version: 2 }), ...lines.slice(1)],
+      /line 1: written in export format version 2; this brain-mcp reads up to version 1/,
+    ],
+    [
+      "a line of a newer format version",
+      (lines) => [...lines.slice(0, 3), header(lines, { version: 3 }), ...lines.slice(3)],
+      /line 4: written in export format version 3/,
+    ],
+    [
+      "a wrong type",
+      (lines) => lines.map((l, i) => (i === 3 ? l.replace(/"importance":\d+/, '"importance":"high"') : l)),
+      /line 4: `importance` expected number, received string/,
+    ],
+    [
+      "an unknown field",
+      (lines) => lines.map((l, i) => (i === 2 ? l.replace('{"text"', '{"colour":"red","text"') : l)),
+      /line 3: unknown field `colour`/,
+    ],
     ["an empty file", () => "", /line 1: the file is empty/],
     ["a file that is not an export", (lines) => lines.slice(1), /line 1: not a brain-mcp export/],
   ];
@@ -56,7 +80,10 @@ describe("bad input changes nothing", () => {
   for (const [what, edit, message] of cases) {
     it(`${what} is refused naming its line, and nothing is written`, async () => {
       const path = variant(`${what.replace(/\W+/g, "-")}.jsonl`, edit);
-      for (const target_ of [["--workspace", String(workspaceId)], ["--new", "never"]]) {
+      for (const target_ of [
+        ["--workspace", String(workspaceId)],
+        ["--new", "never"],
+      ]) {
         const result = await adminOn(target, ["import", path, ...target_]);
         expect(result.code, result.stdout).toBe(1);
         expect(result.stderr).toMatch(message);
@@ -107,7 +134,12 @@ describe("bad input changes nothing", () => {
     const path = variant("meta-secrets.jsonl", (lines) => {
       const base = JSON.parse(lines[1]!);
       const secretLines = metas.map(([meta], i) =>
-        JSON.stringify({ ...base, text: `Imported note number ${i} about the garden`, meta, created_at: new Date(Date.UTC(2026, 0, 1, 0, 0, i)).toISOString() }),
+        JSON.stringify({
+          ...base,
+          text: `Imported note number ${i} about the garden`,
+          meta,
+          created_at: new Date(Date.UTC(2026, 0, 1, 0, 0, i)).toISOString(),
+        }),
       );
       return [header(lines, { memories: lines.length - 1 + metas.length }), ...lines.slice(1), ...secretLines];
     });

@@ -35,7 +35,12 @@ const REJECTED: [string, string, Record<string, unknown>, string][] = [
   ["a NUL in a meta key", "/v1/memory/store", { text: "A fact.", meta: { "so\u0000urce": "chat" } }, "meta"],
   ["a surrogate in a nested meta value", "/v1/memory/store", { text: "A fact.", meta: { a: { b: ["ok", "bad\ud83d"] } } }, "meta"],
   [`meta nested deeper than ${META_MAX_DEPTH}`, "/v1/memory/store", { text: "A fact.", meta: nested(META_MAX_DEPTH + 1) }, "meta"],
-  [`meta with more than ${META_MAX_KEYS} keys`, "/v1/memory/store", { text: "A fact.", meta: Object.fromEntries(Array.from({ length: META_MAX_KEYS + 1 }, (_, i) => [`k${i}`, i])) }, "meta"],
+  [
+    `meta with more than ${META_MAX_KEYS} keys`,
+    "/v1/memory/store",
+    { text: "A fact.", meta: Object.fromEntries(Array.from({ length: META_MAX_KEYS + 1 }, (_, i) => [`k${i}`, i])) },
+    "meta",
+  ],
 ];
 
 describe("rejected input", () => {

@@ -43,7 +43,11 @@ function storeInFlight(svc: ServiceHandle, text: string): { finish(): void; answ
   const body = JSON.stringify({ text });
   const req = request(new URL("/v1/memory/store", svc.baseURL), {
     method: "POST",
-    headers: { authorization: `Bearer ${svc.apiKey}`, "content-type": "application/json", "content-length": String(Buffer.byteLength(body)) },
+    headers: {
+      authorization: `Bearer ${svc.apiKey}`,
+      "content-type": "application/json",
+      "content-length": String(Buffer.byteLength(body)),
+    },
   });
   const answered = new Promise<{ status: number; json: any }>((resolve, reject) => {
     req.on("response", (res) => {
@@ -197,13 +201,39 @@ describe("binding", () => {
 
   it("serves HTTPS with --tls-cert/--tls-key, also on a non-loopback address", async () => {
     const dir = mkdtempSync(join(tmpdir(), "brain-tls-"));
-    execFileSync("openssl", [
-      "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=localhost",
-      "-addext", "subjectAltName=IP:127.0.0.1",
-      "-keyout", join(dir, "key.pem"), "-out", join(dir, "cert.pem"),
-    ], { stdio: "ignore" });
+    execFileSync(
+      "openssl",
+      [
+        "req",
+        "-x509",
+        "-newkey",
+        "rsa:2048",
+        "-nodes",
+        "-days",
+        "1",
+        "-subj",
+        "/CN=localhost",
+        "-addext",
+        "subjectAltName=IP:127.0.0.1",
+        "-keyout",
+        join(dir, "key.pem"),
+        "-out",
+        join(dir, "cert.pem"),
+      ],
+      { stdio: "ignore" },
+    );
     const { url, child } = await spawnServe(
-      ["--host", "0.0.0.0", "--port", "0", "--tls-cert", join(dir, "cert.pem"), "--tls-key", join(dir, "key.pem"), ...freshStore().storeArgs],
+      [
+        "--host",
+        "0.0.0.0",
+        "--port",
+        "0",
+        "--tls-cert",
+        join(dir, "cert.pem"),
+        "--tls-key",
+        join(dir, "key.pem"),
+        ...freshStore().storeArgs,
+      ],
       env(),
     );
     running.push({ stop: async () => child.kill("SIGTERM") });
@@ -258,8 +288,14 @@ describe("shutdown", () => {
 
   it("SIGTERM under load: every in-flight store answers 200, new connections are refused, and the process exits 0 within the grace period despite a body that never ends", async () => {
     const svc = await track(startService({ env: { BRAIN_EMBEDDER: "lexical" } }));
-    const facts = ["Ines waters the ferns on Mondays.", "The boiler was serviced in March.", "Otto keeps the spare router in the attic.",
-      "The quarterly audit moved to the Oslo office.", "Priya's team owns the billing dashboards.", "The van's tyres were replaced last week."];
+    const facts = [
+      "Ines waters the ferns on Mondays.",
+      "The boiler was serviced in March.",
+      "Otto keeps the spare router in the attic.",
+      "The quarterly audit moved to the Oslo office.",
+      "Priya's team owns the billing dashboards.",
+      "The van's tyres were replaced last week.",
+    ];
     const inFlight = facts.map((text) => storeInFlight(svc, text));
     const neverEnds = storeInFlight(svc, "This body is never finished by its client.");
     // three more clients calling status back to back, until the service stops taking connections
@@ -300,9 +336,16 @@ describe("shutdown", () => {
     const svc = await track(startService());
     const subjects = ["Ana", "Bruno", "Chen", "Dara", "Eli", "Farah", "Goran", "Hana", "Ivo", "Jun", "Kemal", "Lena"];
     const things = [
-      "owns a red bicycle", "is allergic to peanuts", "speaks fluent Portuguese", "leads the billing migration",
-      "moved to Rotterdam last spring", "collects vintage cameras", "runs the Tuesday design review",
-      "prefers window seats on flights", "maintains the CI runners", "studies marine biology at night",
+      "owns a red bicycle",
+      "is allergic to peanuts",
+      "speaks fluent Portuguese",
+      "leads the billing migration",
+      "moved to Rotterdam last spring",
+      "collects vintage cameras",
+      "runs the Tuesday design review",
+      "prefers window seats on flights",
+      "maintains the CI runners",
+      "studies marine biology at night",
     ];
     const acknowledged = new Set<number>();
     let n = 0;

@@ -38,6 +38,8 @@ describe.skipIf(TEST_DATABASE_URL !== undefined)("a 0.1.0 SQLite store", () => {
     const status = await fetch(`${b.url}/v1/status`, { headers: { authorization: `Bearer ${answers.keys.first}` } });
     expect(await status.json()).toMatchObject({ workspace_id: 1, memory_count: 8 });
     // Every memory kept its vector.
-    expect(await sqliteQuery(path)("SELECT count(*) AS n FROM memories WHERE id NOT IN (SELECT memory_id FROM memory_vectors)")).toEqual([{ n: 0 }]);
+    expect(await sqliteQuery(path)("SELECT count(*) AS n FROM memories WHERE id NOT IN (SELECT memory_id FROM memory_vectors)")).toEqual([
+      { n: 0 },
+    ]);
   });
 });

@@ -64,7 +64,10 @@ describe("serve with a damaged model file", () => {
   });
 
   it("a missing model.onnx: serve exits 1 at start naming the file, and makes no workspace", async () => {
-    await expectRefusedNaming(damagedCopy("model.onnx", (file) => rmSync(file)), /is missing/);
+    await expectRefusedNaming(
+      damagedCopy("model.onnx", (file) => rmSync(file)),
+      /is missing/,
+    );
   });
 
   it("a truncated model.onnx: serve exits 1 at start naming the file as not loadable", async () => {

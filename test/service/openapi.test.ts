@@ -54,8 +54,14 @@ afterAll(async () => {
 
 describe("the document", () => {
   it("names exactly the four public operations", () => {
-    const operations = Object.entries<any>(OPENAPI.paths).flatMap(([path, item]) => Object.keys(item).map((m) => `${m.toUpperCase()} ${path}`));
-    expect(operations.sort()).toEqual(Object.values(ROUTES).map((r) => `${r.method} ${r.path}`).sort());
+    const operations = Object.entries<any>(OPENAPI.paths).flatMap(([path, item]) =>
+      Object.keys(item).map((m) => `${m.toUpperCase()} ${path}`),
+    );
+    expect(operations.sort()).toEqual(
+      Object.values(ROUTES)
+        .map((r) => `${r.method} ${r.path}`)
+        .sort(),
+    );
   });
 
   it("states the service's own limits (src/contract/limits.ts)", () => {
@@ -78,7 +84,15 @@ describe("the document", () => {
     expect(s.HealthResponse.required).toEqual(["quality_score", "signals"]);
     expect(s.HealthResponse.properties.signals.required).toEqual(["total_memories"]);
     expect(s.StatusResponse.required).toEqual([
-      "workspace_id", "workspace_name", "workspace_status", "plan_name", "billing_cycle", "api_key_id", "api_key_prefix", "healthy", "server_time",
+      "workspace_id",
+      "workspace_name",
+      "workspace_status",
+      "plan_name",
+      "billing_cycle",
+      "api_key_id",
+      "api_key_prefix",
+      "healthy",
+      "server_time",
     ]);
   });
 });
@@ -86,7 +100,13 @@ describe("the document", () => {
 describe("real answers conform", () => {
   it("successes of all four operations, a merge and an idempotent replay", async () => {
     const key = svc.apiKey;
-    await checked(svc, "POST", ROUTES.store.path, { key, json: { text: "The staging deploy runs every Friday at 4pm.", meta: { source: "chat" } } }, 200);
+    await checked(
+      svc,
+      "POST",
+      ROUTES.store.path,
+      { key, json: { text: "The staging deploy runs every Friday at 4pm.", meta: { source: "chat" } } },
+      200,
+    );
     await checked(svc, "POST", ROUTES.store.path, { key, json: { text: "The staging deploy runs every Friday at 4 pm." } }, 200);
     const headers = { "idempotency-key": "conformance-1" };
     await checked(svc, "POST", ROUTES.store.path, { key, headers, json: { text: "The launch review is next Tuesday at 10am." } }, 200);
@@ -108,11 +128,25 @@ describe("real answers conform", () => {
 
   it("422 for each kind of bad body, 413 for a large one, 415 for one that is not JSON", async () => {
     const key = svc.apiKey;
-    for (const json of [{ content: "x" }, { text: "" }, { text: 5 }, { text: "x", extra: 1 }, { text: "a".repeat(TEXT_MAX_CHARS + 1) }, { text: "bad\u0000" }, [1]]) {
+    for (const json of [
+      { content: "x" },
+      { text: "" },
+      { text: 5 },
+      { text: "x", extra: 1 },
+      { text: "a".repeat(TEXT_MAX_CHARS + 1) },
+      { text: "bad\u0000" },
+      [1],
+    ]) {
       await checked(svc, "POST", ROUTES.store.path, { key, json }, 422);
     }
     await checked(svc, "POST", ROUTES.store.path, { key, json: { text: "My card is 4111 1111 1111 1111, expiring 12/29." } }, 422);
-    await checked(svc, "POST", ROUTES.store.path, { key, headers: { "idempotency-key": "conformance-1" }, json: { text: "Another body." } }, 422);
+    await checked(
+      svc,
+      "POST",
+      ROUTES.store.path,
+      { key, headers: { "idempotency-key": "conformance-1" }, json: { text: "Another body." } },
+      422,
+    );
     for (const json of [{ query: "" }, { query: "x", top_k: 0 }, { query: "x", top_k: 1.5 }, { query: "x", min_score: 2 }, {}]) {
       await checked(svc, "POST", ROUTES.retrieve.path, { key, json }, 422);
     }

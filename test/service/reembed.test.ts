@@ -24,7 +24,8 @@ it("memories of another embedder are reported by serve and health until admin re
   const after = await startService({ env, dbPath: before.dbPath, noWorkspace: true });
   running.push(after);
   const health = () => call(after.baseURL, "GET", "/v1/optimize/health", { key: before.apiKey });
-  const recall = () => call(after.baseURL, "POST", "/v1/memory/retrieve", { key: before.apiKey, json: { query: "when do the orders backups run?" } });
+  const recall = () =>
+    call(after.baseURL, "POST", "/v1/memory/retrieve", { key: before.apiKey, json: { query: "when do the orders backups run?" } });
 
   const stale = await health();
   expect(stale.status).toBe(200);

@@ -215,7 +215,10 @@ describe("request bodies", () => {
     expect(bracketsInText.status, bracketsInText.text).toBe(200);
     const memories = await queryStore<{ n: number | string }>(
       svc,
-      { sqlite: "SELECT count(*) AS n FROM memories WHERE workspace_id = ?", pg: "SELECT count(*) AS n FROM memories WHERE workspace_id = $1" },
+      {
+        sqlite: "SELECT count(*) AS n FROM memories WHERE workspace_id = ?",
+        pg: "SELECT count(*) AS n FROM memories WHERE workspace_id = $1",
+      },
       [ws.workspaceId],
     );
     expect(Number(memories[0]!.n)).toBe(1);

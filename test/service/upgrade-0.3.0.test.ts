@@ -38,22 +38,28 @@ async function recallsEveryMemory(service: ServiceHandle): Promise<void> {
   }
 }
 
-it.skipIf(process.env.BRAIN_TEST_DATABASE_URL)("serve rewrites a 0.3.0 store's vectors in the background, and every memory is recalled by meaning and by its words", async () => {
-  const service = await startService({ dbPath: copyOfFixture(), noWorkspace: true });
-  running.push(service);
-  const deadline = Date.now() + 60_000;
-  while (!service.stderr().includes("rewriting done") && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
-  expect(service.stderr()).toContain("rewriting, in the background");
-  expect(service.stderr()).toMatch(/rewriting done.*"rewritten":6/);
-  const health = await call(service.baseURL, "GET", "/v1/optimize/health", { key: fixture.api_key });
-  expect(health.json.signals.total_memories).toBe(6);
-  expect(health.json.recommendations.map((r: { code: string }) => r.code)).not.toContain("memories_need_reembedding");
-  await recallsEveryMemory(service);
-});
+it.skipIf(process.env.BRAIN_TEST_DATABASE_URL)(
+  "serve rewrites a 0.3.0 store's vectors in the background, and every memory is recalled by meaning and by its words",
+  async () => {
+    const service = await startService({ dbPath: copyOfFixture(), noWorkspace: true });
+    running.push(service);
+    const deadline = Date.now() + 60_000;
+    while (!service.stderr().includes("rewriting done") && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    expect(service.stderr()).toContain("rewriting, in the background");
+    expect(service.stderr()).toMatch(/rewriting done.*"rewritten":6/);
+    const health = await call(service.baseURL, "GET", "/v1/optimize/health", { key: fixture.api_key });
+    expect(health.json.signals.total_memories).toBe(6);
+    expect(health.json.recommendations.map((r: { code: string }) => r.code)).not.toContain("memories_need_reembedding");
+    await recallsEveryMemory(service);
+  },
+);
 
-it.skipIf(process.env.BRAIN_TEST_DATABASE_URL)("before its vectors are rewritten, a 0.3.0 store's memories are recalled all the same", async () => {
-  const service = await startService({ dbPath: copyOfFixture(), noWorkspace: true, env: { BRAIN_REEMBED_AT_START: "0" } });
-  running.push(service);
-  await recallsEveryMemory(service);
-  expect(service.stderr()).not.toContain("rewriting");
-});
+it.skipIf(process.env.BRAIN_TEST_DATABASE_URL)(
+  "before its vectors are rewritten, a 0.3.0 store's memories are recalled all the same",
+  async () => {
+    const service = await startService({ dbPath: copyOfFixture(), noWorkspace: true, env: { BRAIN_REEMBED_AT_START: "0" } });
+    running.push(service);
+    await recallsEveryMemory(service);
+    expect(service.stderr()).not.toContain("rewriting");
+  },
+);

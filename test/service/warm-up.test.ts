@@ -52,7 +52,10 @@ it("a restarted serve loads the recently written workspaces' indexes, and recall
       [first.workspaceId, 3],
     ],
   );
-  const recalled = await call(restarted.baseURL, "POST", "/v1/memory/retrieve", { key: first.apiKey, json: { query: "where does staging live?" } });
+  const recalled = await call(restarted.baseURL, "POST", "/v1/memory/retrieve", {
+    key: first.apiKey,
+    json: { query: "where does staging live?" },
+  });
   expect(recalled.status).toBe(200);
   expect(recalled.json.memories[0].text).toBe("Staging lives in eu-west-1.");
 });
@@ -60,11 +63,21 @@ it("a restarted serve loads the recently written workspaces' indexes, and recall
 it("BRAIN_WARM_WORKSPACES=0 loads no index at start; the first recall loads its own", async () => {
   const service = await startService({ env: { ...env, BRAIN_WARM_WORKSPACES: "0" } });
   running.push(service);
-  expect((await call(service.baseURL, "POST", "/v1/memory/store", { key: service.apiKey, json: { text: "The office plants need water on Fridays." } })).status).toBe(200);
+  expect(
+    (
+      await call(service.baseURL, "POST", "/v1/memory/store", {
+        key: service.apiKey,
+        json: { text: "The office plants need water on Fridays." },
+      })
+    ).status,
+  ).toBe(200);
   await service.stop();
   const restarted = await startService({ env: { ...env, BRAIN_WARM_WORKSPACES: "0" }, dbPath: service.dbPath, noWorkspace: true });
   running.push(restarted);
-  const recalled = await call(restarted.baseURL, "POST", "/v1/memory/retrieve", { key: service.apiKey, json: { query: "when do the plants get water?" } });
+  const recalled = await call(restarted.baseURL, "POST", "/v1/memory/retrieve", {
+    key: service.apiKey,
+    json: { query: "when do the plants get water?" },
+  });
   expect(recalled.status).toBe(200);
   expect(recalled.json.count).toBe(1);
   expect(loadedLines(restarted)).toEqual([]);

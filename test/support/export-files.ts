@@ -49,7 +49,10 @@ export const countIn = async (dbPath: string) => (await sqliteRows<{ n: number }
 
 /** Every line of an export file, parsed. */
 export function readExport(path: string): Record<string, any>[] {
-  return readFileSync(path, "utf8").trimEnd().split("\n").map((l) => JSON.parse(l));
+  return readFileSync(path, "utf8")
+    .trimEnd()
+    .split("\n")
+    .map((l) => JSON.parse(l));
 }
 
 /**
@@ -59,10 +62,16 @@ export function readExport(path: string): Record<string, any>[] {
 export async function sourceWithMemories(exportArgs: string[] = []): Promise<{ source: ServiceHandle; exported: string }> {
   const source = await startService({ env: LEXICAL });
   for (const [i, text] of TEXTS.entries()) {
-    const stored = await call(source.baseURL, "POST", "/v1/memory/store", { key: source.apiKey, json: { text, meta: { n: i, tags: ["x"] } } });
+    const stored = await call(source.baseURL, "POST", "/v1/memory/store", {
+      key: source.apiKey,
+      json: { text, meta: { n: i, tags: ["x"] } },
+    });
     expect(stored.status, stored.text).toBe(200);
   }
-  const recalled = await call(source.baseURL, "POST", "/v1/memory/retrieve", { key: source.apiKey, json: { query: "what does Alice drink?", top_k: 1 } });
+  const recalled = await call(source.baseURL, "POST", "/v1/memory/retrieve", {
+    key: source.apiKey,
+    json: { query: "what does Alice drink?", top_k: 1 },
+  });
   expect(recalled.json.count).toBe(1);
   const exported = tempFile("source.jsonl");
   const result = await source.admin(["export", "--workspace", source.workspaceId, "--out", exported, "--json", ...exportArgs]);

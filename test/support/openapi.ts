@@ -8,7 +8,9 @@ import addFormatsModule from "ajv-formats";
 import { ROOT } from "./service.js";
 
 // ajv-formats is CommonJS: its default export arrives wrapped under ESM.
-const addFormats = ((addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ?? addFormatsModule) as unknown as (ajv: Ajv2020) => void;
+const addFormats = ((addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ?? addFormatsModule) as unknown as (
+  ajv: Ajv2020,
+) => void;
 
 export const OPENAPI = JSON.parse(readFileSync(join(ROOT, "src", "contract", "openapi.json"), "utf8")) as any;
 

@@ -113,10 +113,7 @@ export async function startPostgres(): Promise<PgCluster> {
     throw new Error(`initdb failed (${init.status}): ${init.stderr || init.stdout}`);
   }
   // Loopback only: trust for 127.0.0.1/::1 and the private socket, nothing else.
-  writeFileSync(
-    join(data, "pg_hba.conf"),
-    "local all all trust\nhost all all 127.0.0.1/32 trust\nhost all all ::1/128 trust\n",
-  );
+  writeFileSync(join(data, "pg_hba.conf"), "local all all trust\nhost all all 127.0.0.1/32 trust\nhost all all ::1/128 trust\n");
   if (user) chownSync(join(data, "pg_hba.conf"), user.uid, user.gid);
 
   let port = await freePort();
@@ -132,18 +129,29 @@ export async function startPostgres(): Promise<PgCluster> {
       const child = spawn(
         join(bin, "postgres"),
         [
-          "-D", data,
-          "-p", String(port),
-          "-k", dir,
-          "-c", "listen_addresses=127.0.0.1",
-          "-c", "fsync=on",
-          "-c", "synchronous_commit=on",
+          "-D",
+          data,
+          "-p",
+          String(port),
+          "-k",
+          dir,
+          "-c",
+          "listen_addresses=127.0.0.1",
+          "-c",
+          "fsync=on",
+          "-c",
+          "synchronous_commit=on",
           // After a crash, one syncfs() instead of an fsync per file: seconds faster, just as durable.
-          "-c", "recovery_init_sync_method=syncfs",
-          "-c", "max_connections=200",
-          "-c", "shared_buffers=32MB",
-          "-c", "log_min_messages=warning",
-          "-c", "TimeZone=UTC",
+          "-c",
+          "recovery_init_sync_method=syncfs",
+          "-c",
+          "max_connections=200",
+          "-c",
+          "shared_buffers=32MB",
+          "-c",
+          "log_min_messages=warning",
+          "-c",
+          "TimeZone=UTC",
         ],
         { ...asServer, env, cwd: dir, detached: true, stdio: ["ignore", "pipe", "pipe"] },
       );

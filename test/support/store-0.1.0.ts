@@ -72,13 +72,25 @@ export async function loadOldPostgresStore(url: string): Promise<void> {
     };
     await copy("workspaces", old.prepare("SELECT * FROM workspaces").all() as Record<string, unknown>[]);
     await copy("api_keys", old.prepare("SELECT * FROM api_keys").all() as Record<string, unknown>[]);
-    await copy("memories", old.prepare("SELECT m.*, v.vector FROM memories m JOIN memory_vectors v ON v.memory_id = m.id").all() as Record<string, unknown>[]);
+    await copy(
+      "memories",
+      old.prepare("SELECT m.*, v.vector FROM memories m JOIN memory_vectors v ON v.memory_id = m.id").all() as Record<string, unknown>[],
+    );
     const idempotency = old.prepare("SELECT * FROM idempotency").all() as Record<string, unknown>[];
-    await copy("idempotency_keys", idempotency.map((r) => ({ ...r, created_at: Date.now() }))); // see copyOldSqliteStore
-    await copy("usage_events", old.prepare("SELECT workspace_id, kind, memory_id, created_at FROM usage_events").all() as Record<string, unknown>[]);
+    await copy(
+      "idempotency_keys",
+      idempotency.map((r) => ({ ...r, created_at: Date.now() })),
+    ); // see copyOldSqliteStore
+    await copy(
+      "usage_events",
+      old.prepare("SELECT workspace_id, kind, memory_id, created_at FROM usage_events").all() as Record<string, unknown>[],
+    );
     // A drained bucket of the first key: it must still be that key's after the migration.
     const firstKey = old.prepare("SELECT id FROM api_keys ORDER BY created_at, id LIMIT 1").pluck().get() as string;
-    await client.query("INSERT INTO rate_buckets (key_id, tokens, updated_ms, allowed) VALUES ($1, 0.5, $2, false)", [firstKey, Date.now()]);
+    await client.query("INSERT INTO rate_buckets (key_id, tokens, updated_ms, allowed) VALUES ($1, 0.5, $2, false)", [
+      firstKey,
+      Date.now(),
+    ]);
     await client.query("COMMIT");
   } finally {
     old.close();
@@ -129,7 +141,9 @@ export async function expectMigrated(
   const answers = await readAnswers();
 
   // Every memory, numbered 1.. in creation order (created_at, then the old id), in the workspace it was in.
-  const memories = await query("SELECT m.id, m.text, w.name AS workspace FROM memories m JOIN workspaces w ON w.id = m.workspace_id ORDER BY m.id");
+  const memories = await query(
+    "SELECT m.id, m.text, w.name AS workspace FROM memories m JOIN workspaces w ON w.id = m.workspace_id ORDER BY m.id",
+  );
   expect(memories).toEqual(answers.memories.map((m, i) => ({ id: i + 1, text: m.text, workspace: m.workspace })));
   const idOf = new Map(memories.map((m) => [m.text as string, m.id as number]));
 
@@ -194,7 +208,11 @@ export async function expectMigrated(
   // A new memory's id is drawn at random above every id the old sequence gave (src/service/store/memory-ids.ts).
   expect(Number.isSafeInteger(fresh.json.memory_id) && fresh.json.memory_id > answers.memories.length).toBe(true);
   const merged = await store(baseURL, answers.keys.second, { text: "Carol manages the hiring pipeline for data engineers." });
-  expect(merged.json).toMatchObject({ memory_id: idOf.get("Carol manages the hiring pipeline for data engineers."), workspace_id: 2, dedup: { action: "merged" } });
+  expect(merged.json).toMatchObject({
+    memory_id: idOf.get("Carol manages the hiring pipeline for data engineers."),
+    workspace_id: 2,
+    dedup: { action: "merged" },
+  });
   const made = await admin(["workspace", "create", "--name", "after-migration"]);
   expect(made).toMatchObject({ workspace_id: 3, key_id: 4 });
 }

@@ -95,7 +95,10 @@ describe.skipIf(!available)("the dashboard in chromium", () => {
   it("searches by meaning with the keyboard and shows the relevant memory first, with score and similarity", async () => {
     await page.getByRole("link", { name: "primary" }).click();
     await page.getByRole("heading", { level: 1, name: "Memories" }).waitFor();
-    await page.getByRole("status").filter({ hasText: `${stored.length} memories` }).waitFor();
+    await page
+      .getByRole("status")
+      .filter({ hasText: `${stored.length} memories` })
+      .waitFor();
     // Tab from the view's heading reaches the search box; Enter submits.
     const search = page.getByLabel("Search by meaning");
     await page.getByRole("heading", { level: 1 }).focus();
@@ -105,9 +108,7 @@ describe.skipIf(!available)("the dashboard in chromium", () => {
     await page.keyboard.press("Enter");
     await page.getByRole("status").filter({ hasText: "found by meaning" }).waitFor();
     const table = page.getByRole("table");
-    await expect(table.getByRole("columnheader").allTextContents()).resolves.toEqual(
-      expect.arrayContaining(["Score", "Similarity"]),
-    );
+    await expect(table.getByRole("columnheader").allTextContents()).resolves.toEqual(expect.arrayContaining(["Score", "Similarity"]));
     const first = table.getByRole("row").nth(1);
     await expect(first.getByRole("link").textContent()).resolves.toBe(MEMORIES[4]);
     const score = Number(await first.locator("td.score").textContent());
@@ -120,13 +121,19 @@ describe.skipIf(!available)("the dashboard in chromium", () => {
 
   it("filters by category and temporal type from the keyboard-reachable, labelled controls", async () => {
     await page.getByRole("link", { name: "Clear" }).click();
-    await page.getByRole("status").filter({ hasText: `${stored.length} memories` }).waitFor();
+    await page
+      .getByRole("status")
+      .filter({ hasText: `${stored.length} memories` })
+      .waitFor();
     const domain = stored[0]!.categories[0] as string;
     const expected = stored.filter((s) => s.categories.includes(domain)).length;
     const category = page.getByLabel("Category");
     await category.focus();
     await category.selectOption(domain);
-    await page.getByRole("status").filter({ hasText: new RegExp(`^${expected} memor`) }).waitFor();
+    await page
+      .getByRole("status")
+      .filter({ hasText: new RegExp(`^${expected} memor`) })
+      .waitFor();
     const rows = page.getByRole("table").getByRole("row");
     expect(await rows.count()).toBe(expected + 1);
     for (const tags of await page.getByRole("table").getByRole("list", { name: "Categories" }).all()) {
@@ -223,7 +230,11 @@ describe.skipIf(!available)("the dashboard in chromium", () => {
       (await call(service.baseURL, "POST", ROUTES.retrieve.path, { key: service.apiKey, json: { query, top_k: 50 } })).json.memories.map(
         (m: { id: number }) => m.id,
       );
-    const keyCount = async () => (await page.evaluate(async (ws) => (await (await fetch(`/api/workspaces/${ws}/keys`)).json()).keys.length, service.workspaceId)) as number;
+    const keyCount = async () =>
+      (await page.evaluate(
+        async (ws) => (await (await fetch(`/api/workspaces/${ws}/keys`)).json()).keys.length,
+        service.workspaceId,
+      )) as number;
 
     it("creates a key in Settings and shows it once; revoked there, the API answers 401 with it", async () => {
       await page.goto(`${ui.base}/#/w/${service.workspaceId}/settings`);
@@ -260,7 +271,10 @@ describe.skipIf(!available)("the dashboard in chromium", () => {
       await page.getByRole("group", { name: "Confirm" }).getByText(`Forget memory #${target}?`).waitFor();
       expect(await recallIds(query)).toContain(target); // asking is not doing
       await page.getByRole("button", { name: "Yes, forget this memory" }).click();
-      await page.getByRole("status").filter({ hasText: `Memory #${target} was forgotten.` }).waitFor();
+      await page
+        .getByRole("status")
+        .filter({ hasText: `Memory #${target} was forgotten.` })
+        .waitFor();
       expect(await recallIds(query)).not.toContain(target);
       await page.reload();
       await page.getByRole("alert").filter({ hasText: "not found" }).waitFor();

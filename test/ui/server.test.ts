@@ -152,17 +152,26 @@ describe("what the dashboard reads", () => {
 
   it("filters by category, temporal type, importance and age as the store holds the memories", async () => {
     const domain = stored[0]!.categories[0] as string;
-    const withDomain = stored.filter((s) => s.categories.includes(domain)).map((s) => s.memory_id).sort();
+    const withDomain = stored
+      .filter((s) => s.categories.includes(domain))
+      .map((s) => s.memory_id)
+      .sort();
     const byCategory = await get(`/api/workspaces/${ws()}/memories?category=${encodeURIComponent(domain)}`);
     expect(byCategory.json.total).toBe(withDomain.length);
     expect(byCategory.json.memories.map((m: any) => m.id).sort()).toEqual(withDomain);
 
-    const timeBound = stored.filter((s) => s.temporal.type === "time_bound").map((s) => s.memory_id).sort();
+    const timeBound = stored
+      .filter((s) => s.temporal.type === "time_bound")
+      .map((s) => s.memory_id)
+      .sort();
     expect(timeBound.length).toBeGreaterThan(0);
     const byTemporal = await get(`/api/workspaces/${ws()}/memories?temporal=time_bound`);
     expect(byTemporal.json.memories.map((m: any) => m.id).sort()).toEqual(timeBound);
 
-    const important = stored.filter((s) => s.importance >= 7).map((s) => s.memory_id).sort();
+    const important = stored
+      .filter((s) => s.importance >= 7)
+      .map((s) => s.memory_id)
+      .sort();
     const byImportance = await get(`/api/workspaces/${ws()}/memories?min_importance=7`);
     expect(byImportance.json.memories.map((m: any) => m.id).sort()).toEqual(important);
 
@@ -322,7 +331,9 @@ describe("the workspace owner's controls (POST with the session's Origin and CSR
     const query = "who is allergic to peanuts?";
     const target = stored[4]!.memory_id;
     const recall = async () =>
-      (await call(service.baseURL, "POST", ROUTES.retrieve.path, { key: service.apiKey, json: { query, top_k: 50 } })).json.memories.map((m: any) => m.id);
+      (await call(service.baseURL, "POST", ROUTES.retrieve.path, { key: service.apiKey, json: { query, top_k: 50 } })).json.memories.map(
+        (m: any) => m.id,
+      );
     expect(await recall()).toContain(target);
     const res = await post(`/api/workspaces/${ws()}/memories/forget`, { ids: [target, 999_999] });
     expect(res.status).toBe(200);

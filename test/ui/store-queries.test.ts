@@ -127,9 +127,13 @@ for (const { name, skip, open } of STORES) {
       const rest = await store.browseMemories(filters, {}, { limit: 2, offset: 2 });
       const last = await store.browseMemories(filters, {}, { limit: 2, offset: 4 });
       expect([first.total, rest.total, last.total]).toEqual([5, 5, 5]);
-      expect([...first.memories, ...rest.memories, ...last.memories].map((m) => m.meta.name)).toEqual(
-        ["deploy", "lunch", "offsite", "rollback", "plants"],
-      );
+      expect([...first.memories, ...rest.memories, ...last.memories].map((m) => m.meta.name)).toEqual([
+        "deploy",
+        "lunch",
+        "offsite",
+        "rollback",
+        "plants",
+      ]);
     });
 
     it("counts for the charts group by UTC day, category and importance; recalls count read events only", async () => {
@@ -171,8 +175,14 @@ for (const { name, skip, open } of STORES) {
       const made = await store.writeInWorkspace(ws, async (tx) => {
         const rows = [];
         for (const v of VARIED.slice(0, 3)) rows.push(await tx.insertMemory(varied(ws, v)));
-        await tx.putIdempotency({ workspace_id: ws, key: "k-last", request_hash: "h", response: { memory_id: rows[2]!.id }, created_at: HEALTH_NOW }, 0);
-        await tx.putIdempotency({ workspace_id: ws, key: "k-first", request_hash: "h", response: { memory_id: rows[0]!.id }, created_at: HEALTH_NOW }, 0);
+        await tx.putIdempotency(
+          { workspace_id: ws, key: "k-last", request_hash: "h", response: { memory_id: rows[2]!.id }, created_at: HEALTH_NOW },
+          0,
+        );
+        await tx.putIdempotency(
+          { workspace_id: ws, key: "k-first", request_hash: "h", response: { memory_id: rows[0]!.id }, created_at: HEALTH_NOW },
+          0,
+        );
         return rows;
       });
       const cached = new VectorIndexes(3, FIXTURE_EMBEDDER);

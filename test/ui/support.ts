@@ -50,7 +50,10 @@ export const STORED_TEXTS: readonly string[] = [...MEMORIES, OVERLONG];
 export async function fillThroughService(service: ServiceHandle): Promise<Record<string, any>[]> {
   const answers = [];
   for (const text of STORED_TEXTS) {
-    const res = await call(service.baseURL, "POST", ROUTES.store.path, { key: service.apiKey, json: { text, meta: { source: "ui-test" } } });
+    const res = await call(service.baseURL, "POST", ROUTES.store.path, {
+      key: service.apiKey,
+      json: { text, meta: { source: "ui-test" } },
+    });
     if (res.status !== 200) throw new Error(`store failed (${res.status}): ${res.text}`);
     answers.push(res.json);
   }

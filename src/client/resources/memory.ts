@@ -1,12 +1,7 @@
 // brain.memory: store and retrieve. Shapes the request; the core sends it.
 import { ROUTES } from "../../contract/wire.js";
 import type { Core, RequestOptions } from "../core.js";
-import {
-  RetrieveResponseSchema,
-  StoreResponseSchema,
-  type RetrieveResponse,
-  type StoreResponse,
-} from "../schemas.js";
+import { RetrieveResponseSchema, StoreResponseSchema, type RetrieveResponse, type StoreResponse } from "../schemas.js";
 
 export interface RetrieveOptions {
   /** How many memories at most (the service allows 1..50, default 5). Sent as `top_k`. */

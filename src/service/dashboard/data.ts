@@ -142,8 +142,7 @@ export function ageBounds(age: AgeRange, nowMs: number): Pick<MemoryFilter, "cre
 
 export function createDashboard({ store, embedder, now = () => new Date() }: DashboardDeps): Dashboard {
   const indexes = new VectorIndexes(embedder.dimensions, embedder.id);
-  const loadIndex = (workspaceId: number) =>
-    indexes.refreshShared(workspaceId, storeSource(store, workspaceId));
+  const loadIndex = (workspaceId: number) => indexes.refreshShared(workspaceId, storeSource(store, workspaceId));
   const health = (workspaceId: number) => measureHealth({ store, embedder, loadIndex }, workspaceId, now().getTime());
 
   async function overview(summary: Awaited<ReturnType<MemoryStore["listWorkspaces"]>>[number]): Promise<WorkspaceOverview> {
@@ -197,7 +196,9 @@ export function createDashboard({ store, embedder, now = () => new Date() }: Das
       );
       const ids = ranked.memories.map((m) => m.id);
       const kept = new Map(
-        ids.length === 0 ? [] : (await store.browseMemories(workspaceId, { ...filter, ids }, { limit: ids.length, offset: 0 })).memories.map((m) => [m.id, m]),
+        ids.length === 0
+          ? []
+          : (await store.browseMemories(workspaceId, { ...filter, ids }, { limit: ids.length, offset: 0 })).memories.map((m) => [m.id, m]),
       );
       const nowMs = now().getTime();
       const hits: SearchHit[] = [];

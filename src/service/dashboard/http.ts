@@ -110,8 +110,7 @@ export function createUiApp(options: UiAppOptions): Hono {
   const assets = readAssets(options.assetsDir ?? UI_ASSETS_DIR);
   const app = new Hono();
 
-  const refuse = (c: Context, status: 401 | 403 | 405, message: string) =>
-    c.text(message, status, { "Cache-Control": "no-store" });
+  const refuse = (c: Context, status: 401 | 403 | 405, message: string) => c.text(message, status, { "Cache-Control": "no-store" });
 
   app.use("*", async (c, next) => {
     // A page on another site that rebinds its name to 127.0.0.1 still sends its own name as Host.

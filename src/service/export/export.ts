@@ -35,12 +35,7 @@ async function readVectors(store: MemoryStore, workspaceId: number): Promise<Map
 }
 
 /** Writes the workspace's header and memories (oldest first) to `out`; returns how many memories it wrote. */
-export async function exportWorkspace(
-  store: MemoryStore,
-  workspaceId: number,
-  out: Writable,
-  opts: ExportOptions = {},
-): Promise<number> {
+export async function exportWorkspace(store: MemoryStore, workspaceId: number, out: Writable, opts: ExportOptions = {}): Promise<number> {
   const workspace = await store.getWorkspace(workspaceId);
   if (!workspace) throw new Error(`workspace ${workspaceId} does not exist (\`brain-mcp admin workspace list\` shows them)`);
   // Oldest first, on every store: an import then assigns ids in the same order.

@@ -152,7 +152,10 @@ async function restoreMemory(tx: WorkspaceTx, pending: Pending, embedderId: stri
 async function resolveTarget(store: MemoryStore, target: ImportTarget): Promise<Workspace | null> {
   if ("workspaceId" in target) {
     const workspace = await store.getWorkspace(target.workspaceId);
-    if (!workspace) throw new Error(`workspace ${target.workspaceId} does not exist (\`brain-mcp admin workspace list\` shows them); nothing was imported`);
+    if (!workspace)
+      throw new Error(
+        `workspace ${target.workspaceId} does not exist (\`brain-mcp admin workspace list\` shows them); nothing was imported`,
+      );
     return workspace;
   }
   const taken = (await store.listWorkspaces()).find((w) => w.workspace.name === target.newWorkspaceName);
@@ -206,7 +209,10 @@ export async function importFile(
     const toEmbed = batch.filter((p) => !p.vector);
     if (toEmbed.length > 0) {
       // The model runs before the workspace's write lock is taken, as in the write pipeline.
-      const vectors = await embedder.embed(toEmbed.map((p) => p.memory.text), "document");
+      const vectors = await embedder.embed(
+        toEmbed.map((p) => p.memory.text),
+        "document",
+      );
       toEmbed.forEach((p, i) => (p.vector = vectors[i]));
     }
     // Counted once the transaction commits, so a failure reports only what was written.

@@ -21,7 +21,12 @@ export interface DuplicatePair {
 }
 
 /** The pairs countDuplicatePairs counts, most similar first, at most `max` of them. */
-export async function listDuplicatePairs(index: WorkspaceIndex, threshold: number, max: number, floats: FloatRows): Promise<DuplicatePair[]> {
+export async function listDuplicatePairs(
+  index: WorkspaceIndex,
+  threshold: number,
+  max: number,
+  floats: FloatRows,
+): Promise<DuplicatePair[]> {
   const pairs: DuplicatePair[] = [];
   await index.pairsAbove(threshold, DUPLICATE_SCAN_LIMIT, floats, (a, b, cosine) => pairs.push({ a, b, cosine }));
   return pairs.sort((x, y) => y.cosine - x.cosine).slice(0, max);

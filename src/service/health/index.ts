@@ -7,7 +7,6 @@ import type { HealthCounts, HealthCountsQuery, MemoryRecord, MemoryStore } from 
 import { DAY_MS, isoSeconds } from "../time.js";
 import { countDuplicatePairs } from "./duplicates.js";
 
-
 /**
  * quality_score = 100 × (1 − penalty), penalty = 0.35·stale + 0.30·duplicated + 0.20·never retrieved + 0.15·overlong,
  * each the share of the workspace's memories affected (duplicated = memories in a duplicate pair, at most all).
@@ -69,15 +68,30 @@ export interface HealthDeps {
 }
 
 /** The workspace's health at `nowMs` (the service's health operation and the dashboard both answer with this). */
-export async function measureHealth({ store, embedder, loadIndex }: HealthDeps, workspaceId: number, nowMs: number): Promise<HealthResponse> {
+export async function measureHealth(
+  { store, embedder, loadIndex }: HealthDeps,
+  workspaceId: number,
+  nowMs: number,
+): Promise<HealthResponse> {
   // Counted in the store: the memories themselves never leave it (1 s at 100,000 when they did).
-  const [counts, index] = await Promise.all([store.healthCounts(workspaceId, healthCountsQuery(nowMs, embedder.id)), loadIndex(workspaceId)]);
+  const [counts, index] = await Promise.all([
+    store.healthCounts(workspaceId, healthCountsQuery(nowMs, embedder.id)),
+    loadIndex(workspaceId),
+  ]);
   const duplicatePairs = await countDuplicatePairs(index, embedder.dedupThreshold, (ids) => store.vectorsOf(workspaceId, ids));
   return healthReport({ counts, duplicatePairs, nowMs });
 }
 
 /** The health response from the store's counts and the duplicate pairs: pure, so every store answers alike. */
-export function healthReport({ counts, duplicatePairs, nowMs }: { counts: HealthCounts; duplicatePairs: number; nowMs: number }): HealthResponse {
+export function healthReport({
+  counts,
+  duplicatePairs,
+  nowMs,
+}: {
+  counts: HealthCounts;
+  duplicatePairs: number;
+  nowMs: number;
+}): HealthResponse {
   const { expired, untouched, overlong, neverRetrieved, otherModel, total } = counts;
   const stale = expired + untouched;
 
@@ -128,7 +142,12 @@ export function healthReport({ counts, duplicatePairs, nowMs }: { counts: Health
     never_retrieved_memories: neverRetrieved,
     open_recommendations: recommendations.length,
   };
-  return { quality_score: qualityScore(total, stale, duplicatePairs, neverRetrieved, overlong), signals, recommendations, generated_at: isoSeconds(nowMs) };
+  return {
+    quality_score: qualityScore(total, stale, duplicatePairs, neverRetrieved, overlong),
+    signals,
+    recommendations,
+    generated_at: isoSeconds(nowMs),
+  };
 }
 
 export function qualityScore(total: number, stale: number, duplicatePairs: number, neverRetrieved: number, overlong: number): number {
@@ -136,6 +155,9 @@ export function qualityScore(total: number, stale: number, duplicatePairs: numbe
   const share = (n: number) => Math.min(1, n / total);
   const p = QUALITY_PENALTIES;
   const penalty =
-    p.stale * share(stale) + p.duplicated * share(2 * duplicatePairs) + p.neverRetrieved * share(neverRetrieved) + p.overlong * share(overlong);
+    p.stale * share(stale) +
+    p.duplicated * share(2 * duplicatePairs) +
+    p.neverRetrieved * share(neverRetrieved) +
+    p.overlong * share(overlong);
   return Math.round(1000 * (1 - penalty)) / 10;
 }

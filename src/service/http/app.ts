@@ -48,7 +48,13 @@ export function createApp(deps: EdgeDeps): EdgeApp {
         { Allow: allow },
       );
     }
-    return errorResponse(c, serviceError("not_found", "No such endpoint. The API offers POST /v1/memory/store, POST /v1/memory/retrieve, GET /v1/optimize/health and GET /v1/status."));
+    return errorResponse(
+      c,
+      serviceError(
+        "not_found",
+        "No such endpoint. The API offers POST /v1/memory/store, POST /v1/memory/retrieve, GET /v1/optimize/health and GET /v1/status.",
+      ),
+    );
   });
 
   app.onError((err, c) => errorResponse(c, toServiceError(err, log, c.get("requestId"))));

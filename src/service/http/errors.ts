@@ -86,10 +86,7 @@ export function toServiceError(err: unknown, log: ServiceLog, requestId: string)
     return new ServiceError("store_unavailable", "The memory store is unavailable; try again shortly.");
   }
   log.error("unexpected error", { request_id: requestId, ...describe(err) });
-  return new ServiceError(
-    "internal_error",
-    `The service failed unexpectedly; try again, and report request ${requestId} if it persists.`,
-  );
+  return new ServiceError("internal_error", `The service failed unexpectedly; try again, and report request ${requestId} if it persists.`);
 }
 
 function describe(err: unknown): Record<string, unknown> {

@@ -20,18 +20,12 @@ export function authenticate(service: MemoryService): MiddlewareHandler<EdgeEnv>
   return async (c, next) => {
     const header = c.req.header("authorization");
     if (header === undefined || header.trim() === "") {
-      throw serviceError(
-        "invalid_api_key",
-        "No API key was sent; send it as `Authorization: Bearer <key>`.",
-      );
+      throw serviceError("invalid_api_key", "No API key was sent; send it as `Authorization: Bearer <key>`.");
     }
     const match = BEARER.exec(header);
     const auth = match ? await service.authenticate(match[1]!) : null;
     if (auth === null) {
-      throw serviceError(
-        "invalid_api_key",
-        "The API key is not valid (unknown, malformed or revoked); check the key you configured.",
-      );
+      throw serviceError("invalid_api_key", "The API key is not valid (unknown, malformed or revoked); check the key you configured.");
     }
     c.set("auth", auth);
     await next();
@@ -44,11 +38,9 @@ export function rateLimit(service: MemoryService): MiddlewareHandler<EdgeEnv> {
     const decision = await service.consumeRateLimit(c.get("auth").keyId);
     if (!decision.allowed) {
       const seconds = Math.max(1, Math.ceil(decision.retryAfterSeconds));
-      throw serviceError(
-        "rate_limited",
-        `Too many requests for this API key; retry after ${seconds} second${seconds === 1 ? "" : "s"}.`,
-        { retry_after: seconds },
-      );
+      throw serviceError("rate_limited", `Too many requests for this API key; retry after ${seconds} second${seconds === 1 ? "" : "s"}.`, {
+        retry_after: seconds,
+      });
     }
     await next();
   };

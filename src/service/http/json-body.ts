@@ -10,10 +10,7 @@ import { serviceError } from "./errors.js";
 const JSON_MEDIA_TYPE = /^application\/json\s*(;|$)/i;
 
 function tooLarge(maxBytes: number) {
-  return serviceError(
-    "payload_too_large",
-    `The request body is larger than ${maxBytes / 1024} KiB; send a shorter text.`,
-  );
+  return serviceError("payload_too_large", `The request body is larger than ${maxBytes / 1024} KiB; send a shorter text.`);
 }
 
 /** Streams the body with a byte budget, so a lying or missing Content-Length cannot exceed it. */
@@ -36,7 +33,12 @@ async function readLimited(body: AsyncIterable<Uint8Array> | ReadableStream<Uint
   return Buffer.concat(chunks);
 }
 
-const QUOTE = 0x22, BACKSLASH = 0x5c, OPEN_BRACE = 0x7b, OPEN_BRACKET = 0x5b, CLOSE_BRACE = 0x7d, CLOSE_BRACKET = 0x5d;
+const QUOTE = 0x22,
+  BACKSLASH = 0x5c,
+  OPEN_BRACE = 0x7b,
+  OPEN_BRACKET = 0x5b,
+  CLOSE_BRACE = 0x7d,
+  CLOSE_BRACKET = 0x5d;
 
 /** The deepest nesting of arrays and objects in JSON bytes (brackets inside strings do not count). */
 export function jsonNestingDepth(bytes: Uint8Array): number {
@@ -59,10 +61,7 @@ export function jsonBody(maxBytes: number = BODY_MAX_BYTES): MiddlewareHandler<E
   return async (c, next) => {
     const type = c.req.header("content-type") ?? "";
     if (!JSON_MEDIA_TYPE.test(type)) {
-      throw serviceError(
-        "unsupported_media_type",
-        "The request body must be JSON; send `Content-Type: application/json`.",
-      );
+      throw serviceError("unsupported_media_type", "The request body must be JSON; send `Content-Type: application/json`.");
     }
     const declared = c.req.header("content-length");
     if (declared !== undefined && Number(declared) > maxBytes) throw tooLarge(maxBytes);

@@ -14,9 +14,11 @@ export function createJsonLog(
   level: LogLevel = "info",
   now: () => Date = () => new Date(),
 ): ServiceLog {
-  const emit = (lvl: Exclude<LogLevel, "off">) => (msg: string, fields: Record<string, unknown> = {}) => {
-    if (RANK[lvl] < RANK[level]) return;
-    stream.write(`${JSON.stringify({ time: now().toISOString(), level: lvl, msg, ...fields })}\n`);
-  };
+  const emit =
+    (lvl: Exclude<LogLevel, "off">) =>
+    (msg: string, fields: Record<string, unknown> = {}) => {
+      if (RANK[lvl] < RANK[level]) return;
+      stream.write(`${JSON.stringify({ time: now().toISOString(), level: lvl, msg, ...fields })}\n`);
+    };
   return { debug: emit("debug"), info: emit("info"), warn: emit("warn"), error: emit("error") };
 }

@@ -62,12 +62,18 @@ function checkText(field: string, value: string): void {
 function checkMeta(meta: Record<string, unknown>): void {
   let keys = 0;
   const walk = (value: unknown, depth: number): void => {
-    if (typeof value === "string") return checkText("meta", value);
+    if (typeof value === "string") {
+      checkText("meta", value);
+      return;
+    }
     if (value === null || typeof value !== "object") return;
     if (depth > META_MAX_DEPTH) {
       throw invalid("meta", `\`meta\` is nested more than ${META_MAX_DEPTH} levels deep; flatten it.`);
     }
-    if (Array.isArray(value)) return value.forEach((item) => walk(item, depth + 1));
+    if (Array.isArray(value)) {
+      for (const item of value) walk(item, depth + 1);
+      return;
+    }
     for (const [key, child] of Object.entries(value)) {
       if (++keys > META_MAX_KEYS) throw invalid("meta", `\`meta\` has more than ${META_MAX_KEYS} keys; keep it small.`);
       checkText("meta", key);
@@ -83,8 +89,11 @@ function checkMeta(meta: Record<string, unknown>): void {
  */
 export function checkNoProtoKey(meta: unknown): void {
   if (meta === null || typeof meta !== "object") return;
-  if (Array.isArray(meta)) return meta.forEach(checkNoProtoKey);
-  if (Object.prototype.hasOwnProperty.call(meta, "__proto__")) {
+  if (Array.isArray(meta)) {
+    for (const item of meta) checkNoProtoKey(item);
+    return;
+  }
+  if (Object.hasOwn(meta, "__proto__")) {
     throw invalid("meta", "`meta` holds the key `__proto__`, which JavaScript objects reserve; rename the key.");
   }
   Object.values(meta).forEach(checkNoProtoKey);
@@ -102,11 +111,7 @@ function requireObject(body: unknown): Record<string, unknown> {
 }
 
 /** The first problem zod found, as a sentence about the field. */
-function firstIssue(
-  error: z.ZodError,
-  body: Record<string, unknown>,
-  accepted: readonly string[],
-): ServiceError {
+function firstIssue(error: z.ZodError, body: Record<string, unknown>, accepted: readonly string[]): ServiceError {
   const issue = error.issues[0]!;
   if (issue.code === "unrecognized_keys") {
     const field = issue.keys[0]!;

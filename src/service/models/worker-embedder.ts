@@ -66,7 +66,9 @@ export function createWorkerEmbedder(kind: OfflineEmbedderKind, options: WorkerE
     return w;
   }
 
-  function call(request: { kind: "load" } | { kind: "embed"; texts: string[]; purpose: "document" | "query" }): Promise<EmbedWorkerReply & { ok: true }> {
+  function call(
+    request: { kind: "load" } | { kind: "embed"; texts: string[]; purpose: "document" | "query" },
+  ): Promise<EmbedWorkerReply & { ok: true }> {
     if (closed) return Promise.reject(new Error("the embedder is closed"));
     worker ??= start();
     const w = worker;

@@ -21,7 +21,12 @@ export const DEDUP_CANDIDATES = 5;
 
 /** Distinct word tokens: a text that says more distinct things is richer. */
 export function distinctTokens(text: string): number {
-  return new Set(text.normalize("NFKC").toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).size;
+  return new Set(
+    text
+      .normalize("NFKC")
+      .toLowerCase()
+      .match(/[\p{L}\p{N}]+/gu) ?? [],
+  ).size;
 }
 
 /**

@@ -18,7 +18,9 @@ function canonical(value: unknown): string {
 }
 
 export function requestHash(input: StoreInput): string {
-  return createHash("sha256").update(canonical({ text: input.text, meta: input.meta })).digest("hex");
+  return createHash("sha256")
+    .update(canonical({ text: input.text, meta: input.meta }))
+    .digest("hex");
 }
 
 /** The first response when this is a replay; throws when the key was used for another body; null otherwise. */

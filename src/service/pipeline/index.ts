@@ -54,7 +54,9 @@ export async function runWritePipeline(
     // Inside the lock: see every memory committed so far, by any process.
     const index = await indexes.refresh(workspaceId, tx);
     // The index re-scores from the store (async); dedup asks at the embedder's threshold, so its answer is ready.
-    const near = draft.vector ? await index.search(draft.vector, embedder.dedupThreshold, DEDUP_CANDIDATES, (ids) => tx.vectorsOf(ids)) : [];
+    const near = draft.vector
+      ? await index.search(draft.vector, embedder.dedupThreshold, DEDUP_CANDIDATES, (ids) => tx.vectorsOf(ids))
+      : [];
     const lookup = {
       candidates: (_v: Float32Array, threshold: number) => near.filter((hit) => hit.cosine >= threshold),
       load: (id: number) => tx.getMemory(id),

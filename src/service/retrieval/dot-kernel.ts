@@ -17,7 +17,6 @@ export function strideFor(dimensions: number): number {
   return Math.ceil(dimensions / 8) * 8;
 }
 
-
 /** A growable float store with a dot-product scan; WebAssembly SIMD where available, JavaScript otherwise. */
 export class DotKernel {
   private memory: WasmMemory | null = null;

@@ -19,7 +19,6 @@ export function codeStrideFor(dimensions: number): number {
   return Math.ceil(dimensions / 32) * 32;
 }
 
-
 type Dots8 = RowScan;
 
 /** A growable byte store of int8 rows with an integer dot-product scan; WebAssembly SIMD where available. */

@@ -54,7 +54,11 @@ export async function retrieveMemories(
   }
   // The lexical channel's memories get their raw cosines too (`similarity` is always the cosine).
   const inDense = new Set(dense.map((m) => m.id));
-  const lexicalOnly = await index.cosinesOf(query!, lexical.filter((m) => !inDense.has(m.id)).map((m) => m.id), floats);
+  const lexicalOnly = await index.cosinesOf(
+    query!,
+    lexical.filter((m) => !inDense.has(m.id)).map((m) => m.id),
+    floats,
+  );
   const cosines = new Map([...dense, ...lexicalOnly].map((m) => [m.id, m.cosine]));
   const lexicalScores = new Map(lexical.filter((m) => cosines.has(m.id)).map((m) => [m.id, m.score]));
   const bestCosine = dense[0]!.cosine;
@@ -76,7 +80,12 @@ export async function retrieveMemories(
   scored.sort((a, b) => b.score - a.score || b.cosine - a.cosine);
   const chosen = scored.slice(0, input.top_k);
 
-  if (countAsRecall) await deps.reads.recordRead(workspaceId, chosen.map((c) => c.record.id), nowMs);
+  if (countAsRecall)
+    await deps.reads.recordRead(
+      workspaceId,
+      chosen.map((c) => c.record.id),
+      nowMs,
+    );
 
   // The specification's fields in its order (id .. meta), then the documented extras.
   const memories: RetrievedMemory[] = chosen.map(({ record, cosine, score, expired }) => ({

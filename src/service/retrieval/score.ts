@@ -1,7 +1,14 @@
 // The hybrid score of one candidate memory (weights and shape in ./weights.ts).
 import { DAY_MS } from "../time.js";
 import { IMPORTANCE_MAX, IMPORTANCE_MIN } from "../../contract/limits.js";
-import { CONFIDENCE_SPAN, EXPIRED_FACTOR, FREQUENCY_SATURATION_LOG2, RECENCY_HALF_LIFE_DAYS, SIMILARITY_EXPONENT, WEIGHTS } from "./weights.js";
+import {
+  CONFIDENCE_SPAN,
+  EXPIRED_FACTOR,
+  FREQUENCY_SATURATION_LOG2,
+  RECENCY_HALF_LIFE_DAYS,
+  SIMILARITY_EXPONENT,
+  WEIGHTS,
+} from "./weights.js";
 
 export interface ScoreInput {
   /** The memory's fused relevance over the best candidate's (1 for the best), in 0..1. */
@@ -29,7 +36,7 @@ export function confidence(floor: number, bestCosine: number): number {
 
 export function recency(nowMs: number, lastTouchMs: number): number {
   const days = Math.max(0, nowMs - lastTouchMs) / DAY_MS;
-  return Math.pow(2, -days / RECENCY_HALF_LIFE_DAYS);
+  return 2 ** (-days / RECENCY_HALF_LIFE_DAYS);
 }
 
 export function importanceTerm(importance: number): number {
@@ -48,7 +55,7 @@ export function hybridScore(m: ScoreInput, ctx: ScoreContext): { score: number; 
   const expired = isExpired(m.valid_until, ctx.nowMs);
   const raw =
     confidence(ctx.floor, ctx.bestCosine) *
-    (WEIGHTS.similarity * Math.pow(clamp01(m.relevance), SIMILARITY_EXPONENT) +
+    (WEIGHTS.similarity * clamp01(m.relevance) ** SIMILARITY_EXPONENT +
       WEIGHTS.recency * recency(ctx.nowMs, m.last_accessed_at ?? m.created_at) +
       WEIGHTS.importance * importanceTerm(m.importance) +
       WEIGHTS.frequency * frequency(m.access_count));

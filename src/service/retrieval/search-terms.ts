@@ -7,7 +7,11 @@ export const SEARCH_TERMS_MAX = 24;
 
 /** Words of letters and digits; both stores' tokenizers split text at the same places for these. */
 export function searchTerms(query: string): string[] {
-  const words = query.normalize("NFKC").toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
+  const words =
+    query
+      .normalize("NFKC")
+      .toLowerCase()
+      .match(/[\p{L}\p{N}]+/gu) ?? [];
   const terms = new Set<string>();
   for (const word of words) {
     if (STOPWORDS.has(word) || terms.has(word)) continue;

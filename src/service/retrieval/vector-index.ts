@@ -180,7 +180,12 @@ export class WorkspaceIndex {
    * each row against the rows after it and exact cosines (from `floats`) where the bound allows a pair to reach the
    * threshold. `visit`, when given, hears each pair's memory ids and cosine (the dashboard's list of duplicates).
    */
-  async pairsAbove(threshold: number, limit: number, floats: FloatRows, visit?: (a: number, b: number, cosine: number) => void): Promise<number> {
+  async pairsAbove(
+    threshold: number,
+    limit: number,
+    floats: FloatRows,
+    visit?: (a: number, b: number, cosine: number) => void,
+  ): Promise<number> {
     const live: number[] = [];
     for (let s = 0; s < this.count; s++) if (this.ids[s] !== null) live.push(s);
     const window = live.length > limit ? live.sort((a, b) => this.revs[b]! - this.revs[a]!).slice(0, limit) : live;

@@ -65,7 +65,10 @@ export function statsStatements(dialect: Dialect, workspaceId: number): Record<k
   return {
     createdPerDay: { sql: perDay("memories", ""), params },
     categories: { sql: `${categories} ORDER BY n DESC, category`, params },
-    importance: { sql: `SELECT importance, count(*) AS n FROM memories WHERE workspace_id = ${ws} GROUP BY importance ORDER BY importance`, params },
+    importance: {
+      sql: `SELECT importance, count(*) AS n FROM memories WHERE workspace_id = ${ws} GROUP BY importance ORDER BY importance`,
+      params,
+    },
     recallsPerDay: { sql: perDay("usage_events", " AND kind = 'read'"), params },
   };
 }

@@ -260,7 +260,11 @@ export interface MemoryStore {
   /** Every memory of the workspace without vectors, in rev order (tools and tests; health counts in the store instead). */
   listMemories(workspaceId: number): Promise<MemoryRecord[]>;
   /** A page of the workspace's memories matching `filter`, newest first, and how many match (the dashboard). */
-  browseMemories(workspaceId: number, filter: MemoryFilter, page: { limit: number; offset: number }): Promise<{ total: number; memories: MemoryRecord[] }>;
+  browseMemories(
+    workspaceId: number,
+    filter: MemoryFilter,
+    page: { limit: number; offset: number },
+  ): Promise<{ total: number; memories: MemoryRecord[] }>;
   /** The dashboard's chart data, counted in the database. */
   memoryStats(workspaceId: number): Promise<MemoryStats>;
   /** Health's signals counted in the database, in one pass over the workspace's rows (no text leaves the store). */

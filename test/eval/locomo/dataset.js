@@ -12,7 +12,8 @@ const EVIDENCE_ID = /D\d+:\d+/g;
 
 /** One conversation: its turns (memory text and meta) and its answerable questions. */
 export function loadConversation(id, dataDir = DATA_DIR) {
-  if (!DEV_CONVERSATIONS.includes(id)) throw new Error(`conversation ${id} is not in the development half (${DEV_CONVERSATIONS.join(", ")})`);
+  if (!DEV_CONVERSATIONS.includes(id))
+    throw new Error(`conversation ${id} is not in the development half (${DEV_CONVERSATIONS.join(", ")})`);
   const raw = JSON.parse(readFileSync(path.join(dataDir, `${id}.json`), "utf8"));
   const sessions = Object.keys(raw)
     .map((key) => key.match(/^session_(\d+)$/))
@@ -52,5 +53,8 @@ export function loadConversation(id, dataDir = DATA_DIR) {
 /** `--conversations 26,30` → ["26", "30"]; none → the whole development half. */
 export function conversationIds(arg) {
   if (!arg) return DEV_CONVERSATIONS;
-  return arg.split(",").map((s) => s.trim()).filter(Boolean);
+  return arg
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean);
 }

@@ -16,7 +16,12 @@ export async function loadEmbedder(repo, kind = "semantic") {
 
 /** Unit vectors of `texts` for `purpose`, from the cache when this embedder already embedded exactly these texts. */
 export async function embedAll(embedder, texts, purpose = "document") {
-  const key = createHash("sha256").update(embedder.id).update("\0" + purpose).update(JSON.stringify(texts)).digest("hex").slice(0, 24);
+  const key = createHash("sha256")
+    .update(embedder.id)
+    .update("\0" + purpose)
+    .update(JSON.stringify(texts))
+    .digest("hex")
+    .slice(0, 24);
   const dir = path.join(os.tmpdir(), "locomo-dense-cache");
   const file = path.join(dir, `${key}.f32`);
   const d = embedder.dimensions;

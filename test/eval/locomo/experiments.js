@@ -18,7 +18,9 @@ import { createPgLexical } from "./pg-lexical.js";
 import { firstHit, rankByScore, reciprocalRankFusion, summarize } from "./measures.js";
 
 const HERE = fileURLToPath(new URL("../../../", import.meta.url));
-const { values: args } = parseArgs({ options: { conversations: { type: "string" }, only: { type: "string" }, categories: { type: "boolean" }, postgres: { type: "boolean" } } });
+const { values: args } = parseArgs({
+  options: { conversations: { type: "string" }, only: { type: "string" }, categories: { type: "boolean" }, postgres: { type: "boolean" } },
+});
 process.env.TMPDIR ??= path.join("/tmp", "locomo");
 mkdirSync(process.env.TMPDIR, { recursive: true });
 
@@ -77,8 +79,22 @@ async function main() {
   for (const c of conversations) {
     const texts = c.turns.map((t) => t.text);
     const dense = {
-      semantic: { turns: await embedAll(semantic, texts, "document"), questions: await embedAll(semantic, c.questions.map((q) => q.question), "query") },
-      hybrid: { turns: await embedAll(hybrid, texts, "document"), questions: await embedAll(hybrid, c.questions.map((q) => q.question), "query") },
+      semantic: {
+        turns: await embedAll(semantic, texts, "document"),
+        questions: await embedAll(
+          semantic,
+          c.questions.map((q) => q.question),
+          "query",
+        ),
+      },
+      hybrid: {
+        turns: await embedAll(hybrid, texts, "document"),
+        questions: await embedAll(
+          hybrid,
+          c.questions.map((q) => q.question),
+          "query",
+        ),
+      },
     };
     const previous = c.turns.map((t, i) => (i > 0 && c.turns[i - 1].session === t.session ? c.turns[i - 1].text : ""));
     const dates = c.turns.map((t) => t.date);
@@ -127,24 +143,44 @@ async function main() {
   const ids_ = (list) => list.map((c) => c.index);
   const recipes = [];
   const add = (name, rank) => recipes.push({ name, rank });
-  for (const l of ["okapi", "words", "wordsStop", "wordsPlain", "porter", "trigram", "trigramStop", "wordsPrev", "wordsDate", "semantic", "hybrid"]) {
+  for (const l of [
+    "okapi",
+    "words",
+    "wordsStop",
+    "wordsPlain",
+    "porter",
+    "trigram",
+    "trigramStop",
+    "wordsPrev",
+    "wordsDate",
+    "semantic",
+    "hybrid",
+  ]) {
     add(`single ${l}`, (q) => ids_(q.lists[l]));
   }
-  const rrf = (names, k, depth) => (q) => reciprocalRankFusion(names.map((n) => ids_(q.lists[n])), { k, depth });
+  const rrf = (names, k, depth) => (q) =>
+    reciprocalRankFusion(
+      names.map((n) => ids_(q.lists[n])),
+      { k, depth },
+    );
   add("RRF okapi+semantic k60/50 (protocol baseline)", rrf(["okapi", "semantic"], 60, 50));
   for (const lex of ["words", "wordsStop", "porter", "trigram", "trigramStop"]) {
     for (const dense of ["semantic", "hybrid"]) {
-      for (const k of [10, 30, 60]) for (const depth of [20, 50, 100]) add(`RRF ${lex}+${dense} k${k}/${depth}`, rrf([lex, dense], k, depth));
+      for (const k of [10, 30, 60])
+        for (const depth of [20, 50, 100]) add(`RRF ${lex}+${dense} k${k}/${depth}`, rrf([lex, dense], k, depth));
     }
   }
   for (const dense of ["semantic", "hybrid"]) {
-    for (const k of [10, 30, 60]) for (const depth of [20, 50, 100]) add(`RRF words+trigram+${dense} k${k}/${depth}`, rrf(["words", "trigram", dense], k, depth));
+    for (const k of [10, 30, 60])
+      for (const depth of [20, 50, 100]) add(`RRF words+trigram+${dense} k${k}/${depth}`, rrf(["words", "trigram", dense], k, depth));
   }
   for (const lex of ["words", "trigram"]) {
     for (const dense of ["semantic", "hybrid"]) {
       for (const depth of [20, 50, 100]) {
         for (const a of [0.2, 0.3, 0.4, 0.5, 0.6, 0.7]) {
-          add(`convex ${lex}+${dense} a${a} /${depth}`, (q) => convexFusion([q.lists[lex].slice(0, depth), q.lists[dense].slice(0, depth)], [a, 1 - a]));
+          add(`convex ${lex}+${dense} a${a} /${depth}`, (q) =>
+            convexFusion([q.lists[lex].slice(0, depth), q.lists[dense].slice(0, depth)], [a, 1 - a]),
+          );
         }
       }
     }
@@ -168,8 +204,12 @@ async function main() {
     for (const dense of ["semantic", "hybrid"]) {
       for (const depth of [20, 50, 100]) {
         for (const a of [0.4, 0.5, 0.6, 0.7, 0.8]) {
-          add(`convexStop ${lex}+${dense} a${a} /${depth}`, (q) => convexFusion([q.lists[lex].slice(0, depth), q.lists[dense].slice(0, depth)], [a, 1 - a]));
-          add(`calibrated ${lex}+${dense} a${a} /${depth}`, (q) => order(calibrated([q.lists[lex].slice(0, depth), q.lists[dense].slice(0, depth)], [a, 1 - a])));
+          add(`convexStop ${lex}+${dense} a${a} /${depth}`, (q) =>
+            convexFusion([q.lists[lex].slice(0, depth), q.lists[dense].slice(0, depth)], [a, 1 - a]),
+          );
+          add(`calibrated ${lex}+${dense} a${a} /${depth}`, (q) =>
+            order(calibrated([q.lists[lex].slice(0, depth), q.lists[dense].slice(0, depth)], [a, 1 - a])),
+          );
         }
       }
     }
@@ -178,13 +218,17 @@ async function main() {
     for (const m of PG_METHODS) {
       add(`single pg_${m}`, (q) => ids_(q.lists[`pg_${m}`]));
       for (const a of [0.5, 0.6, 0.7]) {
-        add(`pg convex pg_${m}+semantic a${a} /50`, (q) => convexFusion([q.lists[`pg_${m}`].slice(0, 50), q.lists.semantic.slice(0, 50)], [a, 1 - a]));
+        add(`pg convex pg_${m}+semantic a${a} /50`, (q) =>
+          convexFusion([q.lists[`pg_${m}`].slice(0, 50), q.lists.semantic.slice(0, 50)], [a, 1 - a]),
+        );
       }
       add(`pg RRF pg_${m}+semantic k10/50`, rrf([`pg_${m}`, "semantic"], 10, 50));
     }
   }
   for (const a of [0.2, 0.3, 0.4]) {
-    add(`convex3 wordsStop+trigramStop+semantic ${a}/${a} /50`, (q) => convexFusion([q.lists.wordsStop.slice(0, 50), q.lists.trigramStop.slice(0, 50), q.lists.semantic.slice(0, 50)], [a, a, 1 - 2 * a]));
+    add(`convex3 wordsStop+trigramStop+semantic ${a}/${a} /50`, (q) =>
+      convexFusion([q.lists.wordsStop.slice(0, 50), q.lists.trigramStop.slice(0, 50), q.lists.semantic.slice(0, 50)], [a, a, 1 - 2 * a]),
+    );
   }
   // Mechanisms on the convex trigramStop+semantic recipe: the speaker the question names, and the session neighbours.
   const base = (q, lex = "trigramStop") => {
@@ -203,10 +247,13 @@ async function main() {
       });
     }
   }
-  for (const share of [0.05, 0.1, 0.2]) add(`mech neighbours ${share} on convex trigramStop+semantic a0.6/50`, (q) => withNeighbours(base(q), q.turns, share));
+  for (const share of [0.05, 0.1, 0.2])
+    add(`mech neighbours ${share} on convex trigramStop+semantic a0.6/50`, (q) => withNeighbours(base(q), q.turns, share));
   // General mechanisms on top of the RRF words+semantic k60/50 recipe.
   for (const share of [0.1, 0.2, 0.3, 0.5]) {
-    add(`neighbours ${share} on RRF words+semantic k60/50`, (q) => withNeighbours(rrfScores([ids_(q.lists.words), ids_(q.lists.semantic)], 60, 50), q.turns, share));
+    add(`neighbours ${share} on RRF words+semantic k60/50`, (q) =>
+      withNeighbours(rrfScores([ids_(q.lists.words), ids_(q.lists.semantic)], 60, 50), q.turns, share),
+    );
   }
   add("RRF wordsPrev+semantic k60/50 (previous turn as a 0.3 column)", rrf(["wordsPrev", "semantic"], 60, 50));
   add("RRF wordsDate+semantic k60/50 (date as a 0.5 column)", rrf(["wordsDate", "semantic"], 60, 50));
@@ -218,7 +265,9 @@ async function main() {
     });
   }
 
-  const selected = args.only ? recipes.filter((r) => args.only.split("|").some((o) => r.name.startsWith(o)) || r.name.includes("protocol")) : recipes;
+  const selected = args.only
+    ? recipes.filter((r) => args.only.split("|").some((o) => r.name.startsWith(o)) || r.name.includes("protocol"))
+    : recipes;
   const results = selected.map((recipe) => {
     const ranks = questions.map((q) => firstHit(recipe.rank(q), q.relevant));
     const byConversation = Object.fromEntries(ids.map((id) => [id, summarize(ranks.filter((_, i) => questions[i].conversation === id))]));
@@ -226,23 +275,41 @@ async function main() {
     return { name: recipe.name, ...summarize(ranks), byConversation, byCategory };
   });
   const baseline = results.find((r) => r.name.includes("protocol"));
-  console.log(`${questions.length} questions, conversations ${ids.join(", ")}; load ${os.loadavg().map((x) => x.toFixed(2)).join(" ")}`);
+  console.log(
+    `${questions.length} questions, conversations ${ids.join(", ")}; load ${os
+      .loadavg()
+      .map((x) => x.toFixed(2))
+      .join(" ")}`,
+  );
   console.log(`${"recipe".padEnd(64)} R@1    R@5    R@10   MRR@10  ΔR@10   ΔR@5    ΔMRR`);
   for (const r of results) {
-    const d = (key) => ((r[key] - baseline[key]) >= 0 ? "+" : "") + (r[key] - baseline[key]).toFixed(3);
-    console.log(`${r.name.padEnd(64)} ${[r.r1, r.r5, r.r10, r.mrr].map((x) => x.toFixed(3)).join("  ")}   ${d("r10")}  ${d("r5")}  ${d("mrr")}`);
+    const d = (key) => (r[key] - baseline[key] >= 0 ? "+" : "") + (r[key] - baseline[key]).toFixed(3);
+    console.log(
+      `${r.name.padEnd(64)} ${[r.r1, r.r5, r.r10, r.mrr].map((x) => x.toFixed(3)).join("  ")}   ${d("r10")}  ${d("r5")}  ${d("mrr")}`,
+    );
     if (args.categories) {
-      for (const [c, m] of Object.entries(r.byCategory)) console.log(`    category ${c} (n=${m.n})`.padEnd(65) + [m.r1, m.r5, m.r10, m.mrr].map((x) => x.toFixed(3)).join("  "));
+      for (const [c, m] of Object.entries(r.byCategory))
+        console.log(`    category ${c} (n=${m.n})`.padEnd(65) + [m.r1, m.r5, m.r10, m.mrr].map((x) => x.toFixed(3)).join("  "));
     }
   }
   // Leave one conversation out: the convex weight and RRF settings chosen on four conversations, measured on the fifth.
   if (ids.length > 1) {
-    for (const family of ["convex words+semantic", "convex trigram+semantic", "RRF words+semantic", "RRF words+trigram+semantic",
-      "convexStop trigramStop+semantic", "convexStop wordsStop+semantic", "calibrated trigramStop+semantic", "calibrated wordsStop+semantic",
-      "convexStop trigramStopPrev+semantic", "convexStop wordsStopPrev+semantic", "calibrated trigramStopPrev+semantic"]) {
+    for (const family of [
+      "convex words+semantic",
+      "convex trigram+semantic",
+      "RRF words+semantic",
+      "RRF words+trigram+semantic",
+      "convexStop trigramStop+semantic",
+      "convexStop wordsStop+semantic",
+      "calibrated trigramStop+semantic",
+      "calibrated wordsStop+semantic",
+      "convexStop trigramStopPrev+semantic",
+      "convexStop wordsStopPrev+semantic",
+      "calibrated trigramStopPrev+semantic",
+    ]) {
       const members = results.filter((r) => r.name.startsWith(family));
       if (members.length === 0) continue;
-      let hits = [];
+      const hits = [];
       const chosen = [];
       for (const held of ids) {
         const score = (r) => ids.filter((id) => id !== held).reduce((s, id) => s + r.byConversation[id].mrr * r.byConversation[id].n, 0);
@@ -252,7 +319,9 @@ async function main() {
       }
       const n = hits.reduce((s, h) => s + h.n, 0);
       const avg = (key) => hits.reduce((s, h) => s + h[key] * h.n, 0) / n;
-      console.log(`cross-validated ${family}: R@1 ${avg("r1").toFixed(3)} R@5 ${avg("r5").toFixed(3)} R@10 ${avg("r10").toFixed(3)} MRR@10 ${avg("mrr").toFixed(3)} (chosen: ${chosen.join(", ")})`);
+      console.log(
+        `cross-validated ${family}: R@1 ${avg("r1").toFixed(3)} R@5 ${avg("r5").toFixed(3)} R@10 ${avg("r10").toFixed(3)} MRR@10 ${avg("mrr").toFixed(3)} (chosen: ${chosen.join(", ")})`,
+      );
     }
   }
 }

@@ -55,6 +55,14 @@ describe("LoCoMo harness", () => {
     expect(firstHit([5, 6, 7], [7], 2)).toBe(0);
     expect(summarize([1, 3, 0, 10])).toEqual({ n: 4, r1: 0.25, r5: 0.5, r10: 0.75, mrr: (1 + 1 / 3 + 1 / 10) / 4 });
     // 2: 1/61 + 1/62; 1: 1/61; 3: 1/62 (cut at depth 2 in the second list, so 4 is left out).
-    expect(reciprocalRankFusion([[1, 2], [2, 3, 4]], { k: 60, depth: 2 })).toEqual([2, 1, 3]);
+    expect(
+      reciprocalRankFusion(
+        [
+          [1, 2],
+          [2, 3, 4],
+        ],
+        { k: 60, depth: 2 },
+      ),
+    ).toEqual([2, 1, 3]);
   });
 });

@@ -30,7 +30,9 @@ export function createLexicalIndex(documents, { tokenizers = Object.keys(TOKENIZ
     const insert = db.prepare(`INSERT INTO fts_${name} (rowid, body, context) VALUES (?, ?, ?)`);
     db.transaction(() => documents.forEach((text, i) => insert.run(i + 1, text, context ? context[i] : "")))();
     tables[name] = {
-      ranked: db.prepare(`SELECT rowid, -bm25(fts_${name}, 1.0, ?) AS score FROM fts_${name} WHERE fts_${name} MATCH ? ORDER BY bm25(fts_${name}, 1.0, ?) LIMIT ?`),
+      ranked: db.prepare(
+        `SELECT rowid, -bm25(fts_${name}, 1.0, ?) AS score FROM fts_${name} WHERE fts_${name} MATCH ? ORDER BY bm25(fts_${name}, 1.0, ?) LIMIT ?`,
+      ),
       plain: db.prepare(`SELECT rowid, 1.0 AS score FROM fts_${name} WHERE fts_${name} MATCH ? ORDER BY rowid DESC LIMIT ?`),
     };
   }

@@ -12,7 +12,13 @@ export function firstHit(ranked, relevant, depth = 10) {
 export function summarize(ranks) {
   const n = ranks.length || 1;
   const within = (k) => ranks.filter((r) => r >= 1 && r <= k).length / n;
-  return { n: ranks.length, r1: within(1), r5: within(5), r10: within(10), mrr: ranks.reduce((s, r) => s + (r && r <= 10 ? 1 / r : 0), 0) / n };
+  return {
+    n: ranks.length,
+    r1: within(1),
+    r5: within(5),
+    r10: within(10),
+    mrr: ranks.reduce((s, r) => s + (r && r <= 10 ? 1 / r : 0), 0) / n,
+  };
 }
 
 /** Indices of `scores` best first, ties by index; only positive scores when `positiveOnly`. */

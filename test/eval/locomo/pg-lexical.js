@@ -20,7 +20,10 @@ export async function createPgLexical(conversations) {
     for (let i = 0; i < c.turns.length; i += 500) {
       const chunk = c.turns.slice(i, i + 500);
       const values = chunk.map((_, k) => `($1, $${k * 2 + 2}, $${k * 2 + 3})`).join(", ");
-      await client.query(`INSERT INTO turns (conversation, idx, text) VALUES ${values}`, [c.id, ...chunk.flatMap((t, k) => [i + k, t.text])]);
+      await client.query(`INSERT INTO turns (conversation, idx, text) VALUES ${values}`, [
+        c.id,
+        ...chunk.flatMap((t, k) => [i + k, t.text]),
+      ]);
     }
   }
   await client.query("ANALYZE turns");
@@ -30,11 +33,12 @@ export async function createPgLexical(conversations) {
     const terms = [...new Set(wordTokens(question))].filter((t) => !STOPWORDS.has(t) && /^[\p{L}\p{N}]+$/u.test(t));
     if (terms.length === 0) return [];
     const or = terms.map((t) => `'${t}'`).join(" | ");
-    const [config, rank] = {
-      simpleCd: ["simple", "ts_rank_cd(simple, q, 1)"],
-      simpleRank: ["simple", "ts_rank(simple, q, 1)"],
-      englishCd: ["english", "ts_rank_cd(english, q, 1)"],
-    }[method] ?? [];
+    const [config, rank] =
+      {
+        simpleCd: ["simple", "ts_rank_cd(simple, q, 1)"],
+        simpleRank: ["simple", "ts_rank(simple, q, 1)"],
+        englishCd: ["english", "ts_rank_cd(english, q, 1)"],
+      }[method] ?? [];
     if (method === "simpleBm25" || method === "englishBm25") {
       // BM25 from the index's own statistics, as FTS5 computes it (k1 1.2, b 0.75, idf floored just above 0):
       // document frequencies by one index probe per term, tf from the tsvector's positions, length in lexemes.

@@ -11,7 +11,9 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import { conversationIds, loadConversation } from "./dataset.js";
 
 const HERE = fileURLToPath(new URL("../../../", import.meta.url));
-const { values: args } = parseArgs({ options: { conversations: { type: "string", default: "26" }, questions: { type: "string", default: "60" } } });
+const { values: args } = parseArgs({
+  options: { conversations: { type: "string", default: "26" }, questions: { type: "string", default: "60" } },
+});
 const { loadSentenceModel, modelDirectory } = await import(pathToFileURL(path.join(HERE, "dist/service/models/embed/minilm.js")).href);
 
 const model = await loadSentenceModel(modelDirectory());
@@ -41,6 +43,11 @@ for (const depth of [20, 30]) {
     }
   }
   // CPU time is what the query costs on a core of its own; wall time on a shared machine is longer.
-  console.log(`cross-encoder cost over ${depth} candidates, one thread: CPU p50 ${percentile(cpu, 0.5).toFixed(1)} ms, p99 ${percentile(cpu, 0.99).toFixed(1)} ms;` +
-    ` wall p50 ${percentile(times, 0.5).toFixed(1)} ms, p99 ${percentile(times, 0.99).toFixed(1)} ms (n=${times.length}, ${(lengths.reduce((a, b) => a + b, 0) / lengths.length).toFixed(0)} tokens a pair); load ${os.loadavg().map((x) => x.toFixed(2)).join(" ")}`);
+  console.log(
+    `cross-encoder cost over ${depth} candidates, one thread: CPU p50 ${percentile(cpu, 0.5).toFixed(1)} ms, p99 ${percentile(cpu, 0.99).toFixed(1)} ms;` +
+      ` wall p50 ${percentile(times, 0.5).toFixed(1)} ms, p99 ${percentile(times, 0.99).toFixed(1)} ms (n=${times.length}, ${(lengths.reduce((a, b) => a + b, 0) / lengths.length).toFixed(0)} tokens a pair); load ${os
+        .loadavg()
+        .map((x) => x.toFixed(2))
+        .join(" ")}`,
+  );
 }

@@ -43,7 +43,10 @@ function describeCheckout(dir) {
   const version = JSON.parse(readFileSync(path.join(dir, "package.json"), "utf8")).version;
   let commit = "";
   try {
-    commit = execFileSync("git", ["-C", dir, "rev-parse", "--short", "HEAD"], { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim();
+    commit = execFileSync("git", ["-C", dir, "rev-parse", "--short", "HEAD"], {
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "ignore"],
+    }).trim();
   } catch {}
   return `${dir} (brain-mcp ${version}${commit ? ` @ ${commit}` : ""})`;
 }
@@ -108,16 +111,26 @@ async function main() {
   const started = performance.now();
   const ids = conversationIds(args.conversations);
   const conversations = ids.map((id) => loadConversation(id));
-  console.log(`LoCoMo development half, conversations ${ids.join(", ")}: service ${describeCheckout(repo)}` +
-    (process.env.BRAIN_EMBEDDER ? `, BRAIN_EMBEDDER=${process.env.BRAIN_EMBEDDER}` : ""));
+  console.log(
+    `LoCoMo development half, conversations ${ids.join(", ")}: service ${describeCheckout(repo)}` +
+      (process.env.BRAIN_EMBEDDER ? `, BRAIN_EMBEDDER=${process.env.BRAIN_EMBEDDER}` : ""),
+  );
 
   const embedStart = performance.now();
   const embedder = await loadEmbedder(HERE, "semantic");
   const dense = [];
   for (const c of conversations) {
     dense.push({
-      turns: await embedAll(embedder, c.turns.map((t) => t.text), "document"),
-      questions: await embedAll(embedder, c.questions.map((q) => q.question), "query"),
+      turns: await embedAll(
+        embedder,
+        c.turns.map((t) => t.text),
+        "document",
+      ),
+      questions: await embedAll(
+        embedder,
+        c.questions.map((q) => q.question),
+        "query",
+      ),
     });
   }
   const embedSeconds = seconds(embedStart);
@@ -147,7 +160,10 @@ async function main() {
         const semantic = rankByScore(cosines(dense[ci].questions[qi], dense[ci].turns), RRF.depth);
         rows.push({
           category: q.category,
-          service: firstHit(res.body.memories.map((m) => m.id), relevantMemories),
+          service: firstHit(
+            res.body.memories.map((m) => m.id),
+            relevantMemories,
+          ),
           bm25: firstHit(lexical, relevantTurns),
           dense: firstHit(semantic, relevantTurns),
           rrf: firstHit(reciprocalRankFusion([lexical, semantic], RRF), relevantTurns),
@@ -159,15 +175,22 @@ async function main() {
       const report = mergeReport(conversation.turns, outcomes, finalText, evidenceTurns);
       for (const key of Object.keys(report)) merges[key] += report[key];
       merges.evidenceTurns += evidenceTurns.size;
-      console.log(`  conversation ${conversation.id}: ${conversation.turns.length} turns, ${conversation.questions.length} questions` +
-        ` (${conversation.dropped} without evidence dropped), ${report.merged} merged, ${report.acrossSpeakers} across speakers,` +
-        ` ${report.lostEvidence} evidence turns lost`);
+      console.log(
+        `  conversation ${conversation.id}: ${conversation.turns.length} turns, ${conversation.questions.length} questions` +
+          ` (${conversation.dropped} without evidence dropped), ${report.merged} merged, ${report.acrossSpeakers} across speakers,` +
+          ` ${report.lostEvidence} evidence turns lost`,
+      );
     }
   } finally {
     await service.close();
   }
 
-  const systems = [["brain-mcp", "service"], ["BM25 (BM25Okapi, words)", "bm25"], ["dense MiniLM cosine", "dense"], ["RRF(BM25, MiniLM) k60/50", "rrf"]];
+  const systems = [
+    ["brain-mcp", "service"],
+    ["BM25 (BM25Okapi, words)", "bm25"],
+    ["dense MiniLM cosine", "dense"],
+    ["RRF(BM25, MiniLM) k60/50", "rrf"],
+  ];
   const table = (filter) => systems.map(([label, key]) => ({ label, ...summarize(rows.filter(filter).map((r) => r[key])) }));
   const print = (title, lines) => {
     console.log(`\n${title} (n=${lines[0].n})`);
@@ -184,16 +207,25 @@ async function main() {
     print(`category ${category}, ${name}`, lines);
   }
   const [svc, , , rrf] = overall;
-  console.log(`\nagainst RRF: R@10 ${(svc.r10 - rrf.r10).toFixed(3)} (goal +0.10), R@5 ${(svc.r5 - rrf.r5).toFixed(3)} (goal +0.07),` +
-    ` MRR@10 ${(svc.mrr - rrf.mrr).toFixed(3)} (goal +0.05)`);
-  console.log(`merges: ${merges.merged} turns merged, ${merges.acrossSpeakers} across speakers, ` +
-    `${merges.lostEvidence} of ${merges.evidenceTurns} evidence turns lost their own text (${merges.lostTurns} turns in all), ` +
-    `${merges.rejected} turns rejected`);
+  console.log(
+    `\nagainst RRF: R@10 ${(svc.r10 - rrf.r10).toFixed(3)} (goal +0.10), R@5 ${(svc.r5 - rrf.r5).toFixed(3)} (goal +0.07),` +
+      ` MRR@10 ${(svc.mrr - rrf.mrr).toFixed(3)} (goal +0.05)`,
+  );
+  console.log(
+    `merges: ${merges.merged} turns merged, ${merges.acrossSpeakers} across speakers, ` +
+      `${merges.lostEvidence} of ${merges.evidenceTurns} evidence turns lost their own text (${merges.lostTurns} turns in all), ` +
+      `${merges.rejected} turns rejected`,
+  );
   retrieveMs.sort((a, b) => a - b);
   const pct = (p) => retrieveMs[Math.min(retrieveMs.length - 1, Math.floor(p * retrieveMs.length))].toFixed(1);
   const turns = conversations.reduce((s, c) => s + c.turns.length, 0);
-  console.log(`time: ${seconds(started).toFixed(1)} s in all; store ${storeSeconds.toFixed(1)} s (${(turns / storeSeconds).toFixed(0)} turns/s);` +
-    ` retrieve over HTTP p50 ${pct(0.5)} ms, p99 ${pct(0.99)} ms; baseline embedding ${embedSeconds.toFixed(1)} s; load ${os.loadavg().map((x) => x.toFixed(2)).join(" ")}`);
+  console.log(
+    `time: ${seconds(started).toFixed(1)} s in all; store ${storeSeconds.toFixed(1)} s (${(turns / storeSeconds).toFixed(0)} turns/s);` +
+      ` retrieve over HTTP p50 ${pct(0.5)} ms, p99 ${pct(0.99)} ms; baseline embedding ${embedSeconds.toFixed(1)} s; load ${os
+        .loadavg()
+        .map((x) => x.toFixed(2))
+        .join(" ")}`,
+  );
   if (args.json) writeFileSync(args.json, JSON.stringify({ conversations: ids, overall, perCategory, merges, repo }, null, 2));
 }
 

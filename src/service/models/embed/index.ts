@@ -75,7 +75,6 @@ export function createHybridEmbedder(options: OfflineEmbedderOptions = {}): Embe
         const w = lexicalFeatures(text, HYBRID_DIMENSIONS_LEXICAL);
         for (let d = 0; d < HYBRID_DIMENSIONS_LEXICAL; d++) out[MINILM_DIMENSIONS + d] = wordingScale * w[d]!;
         return normalize(out); // a text with no wording features (emoji only) has a zero wording block
-
       });
     },
   };

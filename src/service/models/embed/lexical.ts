@@ -54,8 +54,7 @@ export const LEXICAL_WEIGHTS: LexicalWeights = { unigram: 1.0, bigram: 0.5, trig
 export function lexicalFeatures(text: string, dimensions: number, weights: LexicalWeights = LEXICAL_WEIGHTS): Float32Array {
   const words = wordsOf(text);
   const families: Map<string, number>[] = [new Map(), new Map(), new Map()];
-  const add = (family: Map<string, number>, feature: string, weight = 1) =>
-    family.set(feature, (family.get(feature) ?? 0) + weight);
+  const add = (family: Map<string, number>, feature: string, weight = 1) => family.set(feature, (family.get(feature) ?? 0) + weight);
   for (let i = 0; i < words.length; i++) {
     const word = words[i]!;
     if (!STOPWORDS.has(word)) add(families[0]!, "w:" + word, /\d/.test(word) ? 1.5 : 1);
@@ -107,18 +106,58 @@ export function createLexicalEmbedder(dimensions = LEXICAL_DIMENSIONS): Embedder
 }
 
 const NUMBER_WORDS: Record<string, string> = {
-  zero: "0", one: "1", two: "2", three: "3", four: "4", five: "5", six: "6", seven: "7", eight: "8", nine: "9",
-  ten: "10", eleven: "11", twelve: "12", thirteen: "13", fourteen: "14", fifteen: "15", sixteen: "16",
-  seventeen: "17", eighteen: "18", nineteen: "19", twenty: "20", thirty: "30", forty: "40", fifty: "50",
-  sixty: "60", seventy: "70", eighty: "80", ninety: "90", hundred: "100", thousand: "1000",
-  first: "1", second: "2", third: "3", fourth: "4", fifth: "5", sixth: "6", seventh: "7", eighth: "8", ninth: "9",
-  tenth: "10", once: "1", twice: "2", single: "1", double: "2",
+  zero: "0",
+  one: "1",
+  two: "2",
+  three: "3",
+  four: "4",
+  five: "5",
+  six: "6",
+  seven: "7",
+  eight: "8",
+  nine: "9",
+  ten: "10",
+  eleven: "11",
+  twelve: "12",
+  thirteen: "13",
+  fourteen: "14",
+  fifteen: "15",
+  sixteen: "16",
+  seventeen: "17",
+  eighteen: "18",
+  nineteen: "19",
+  twenty: "20",
+  thirty: "30",
+  forty: "40",
+  fifty: "50",
+  sixty: "60",
+  seventy: "70",
+  eighty: "80",
+  ninety: "90",
+  hundred: "100",
+  thousand: "1000",
+  first: "1",
+  second: "2",
+  third: "3",
+  fourth: "4",
+  fifth: "5",
+  sixth: "6",
+  seventh: "7",
+  eighth: "8",
+  ninth: "9",
+  tenth: "10",
+  once: "1",
+  twice: "2",
+  single: "1",
+  double: "2",
 };
 /** Negation, and verbs that state the opposite of a preference ("dislikes" = "does not like"). */
 const NEGATIONS = new Set(
-  ("not no never none nobody nothing without cannot can't don't doesn't didn't won't isn't aren't wasn't shouldn't " +
+  (
+    "not no never none nobody nothing without cannot can't don't doesn't didn't won't isn't aren't wasn't shouldn't " +
     "mustn't dislike dislikes disliked hate hates hated avoid avoids avoided refuse refuses refused stop stops stopped " +
-    "cancel cancels cancelled canceled").split(" "),
+    "cancel cancels cancelled canceled"
+  ).split(" "),
 );
 /**
  * Qualifiers that name which thing a fact is about, so "the staging database" and "the production database" are
@@ -136,10 +175,20 @@ const QUALIFIERS: Record<string, string> = Object.fromEntries(
     ["desktop", "desktop"],
     ["frontend front-end", "frontend"],
     ["backend back-end", "backend"],
-    ["son", "son"], ["daughter", "daughter"], ["wife", "wife"], ["husband", "husband"], ["partner", "partner"],
-    ["mother mom mum", "mother"], ["father dad", "father"], ["brother", "brother"], ["sister", "sister"],
-    ["manager boss", "manager"], ["report reports", "report"], ["colleague coworker", "colleague"],
-    ["client customer", "customer"], ["friend", "friend"],
+    ["son", "son"],
+    ["daughter", "daughter"],
+    ["wife", "wife"],
+    ["husband", "husband"],
+    ["partner", "partner"],
+    ["mother mom mum", "mother"],
+    ["father dad", "father"],
+    ["brother", "brother"],
+    ["sister", "sister"],
+    ["manager boss", "manager"],
+    ["report reports", "report"],
+    ["colleague coworker", "colleague"],
+    ["client customer", "customer"],
+    ["friend", "friend"],
   ].flatMap(([words, key]) => words!.split(" ").map((w) => [w, key!])),
 );
 
@@ -150,9 +199,25 @@ const QUALIFIERS: Record<string, string> = Object.fromEntries(
  */
 const DATE_TERMS: Record<string, string> = Object.fromEntries(
   [
-    ["monday"], ["tuesday"], ["wednesday"], ["thursday"], ["friday"], ["saturday"], ["sunday"], ["weekday"], ["weekend"],
-    ["morning"], ["noon", "midday lunchtime"], ["afternoon"], ["evening"], ["night", "overnight"], ["midnight"],
-    ["today"], ["tonight"], ["tomorrow"], ["yesterday"],
+    ["monday"],
+    ["tuesday"],
+    ["wednesday"],
+    ["thursday"],
+    ["friday"],
+    ["saturday"],
+    ["sunday"],
+    ["weekday"],
+    ["weekend"],
+    ["morning"],
+    ["noon", "midday lunchtime"],
+    ["afternoon"],
+    ["evening"],
+    ["night", "overnight"],
+    ["midnight"],
+    ["today"],
+    ["tonight"],
+    ["tomorrow"],
+    ["yesterday"],
   ].flatMap(([key, synonyms]) => [key!, ...(synonyms?.split(" ") ?? [])].map((w) => [w, "d:" + key!])),
 );
 

@@ -150,7 +150,7 @@ export async function embedWithModel(model: SentenceModel, texts: readonly strin
   const owners: number[] = [];
   const windows: number[][] = [];
   texts.forEach((text, i) => {
-    for (const w of windowsOf(model.tokenize(text))) (windows.push(w), owners.push(i));
+    for (const w of windowsOf(model.tokenize(text))) windows.push(w), owners.push(i);
   });
   const vectors = await model.run(windows);
   const out = texts.map(() => new Float32Array(MINILM_DIMENSIONS));

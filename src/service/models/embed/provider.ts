@@ -65,7 +65,9 @@ export function createProviderEmbedder(env: EmbeddingsProviderEnv, options: Prov
       });
     } catch (error) {
       const name = (error as Error).name;
-      throw new EmbeddingsProviderError(name === "TimeoutError" || name === "AbortError" ? `no answer within ${timeoutMs} ms` : "connection failed");
+      throw new EmbeddingsProviderError(
+        name === "TimeoutError" || name === "AbortError" ? `no answer within ${timeoutMs} ms` : "connection failed",
+      );
     }
     if (!response.ok) {
       await response.body?.cancel();

@@ -6,74 +6,140 @@ type Lexicon = ReadonlyArray<readonly [RegExp, number]>;
 /** Phrases that signal each topic, with a weight; a topic needs TOPIC_THRESHOLD to be chosen. */
 export const TOPIC_LEXICON: Record<Topic, Lexicon> = {
   preference: [
-    [/\b(?:prefers?|preferred|preference|favou?rite|would rather|likes? (?:to|it|when|their|his|her|the|a)|likes?\b|dislikes?|hates?|loves?|can'?t stand|enjoys?|wants? (?:to|all|every|responses|answers)|rather than|instead of|please (?:use|write|keep|avoid|don'?t)|don'?t (?:like|want)|style|tone|dark mode|light mode|tabs|spaces)\b/i, 2],
+    [
+      /\b(?:prefers?|preferred|preference|favou?rite|would rather|likes? (?:to|it|when|their|his|her|the|a)|likes?\b|dislikes?|hates?|loves?|can'?t stand|enjoys?|wants? (?:to|all|every|responses|answers)|rather than|instead of|please (?:use|write|keep|avoid|don'?t)|don'?t (?:like|want)|style|tone|dark mode|light mode|tabs|spaces)\b/i,
+      2,
+    ],
     [/\b(?:always|never)\b/i, 1],
   ],
   profile: [
-    [/\b(?:my name is|name is|i am a|i'm a|works as|work as|job title|title is|role is|my role|is a (?:senior|junior|staff|principal|lead)|years of experience|pronouns|native language|speaks|grew up|vegetarian|vegan|time ?zone|birthday|born)\b/i, 2],
+    [
+      /\b(?:my name is|name is|i am a|i'm a|works as|work as|job title|title is|role is|my role|is a (?:senior|junior|staff|principal|lead)|years of experience|pronouns|native language|speaks|grew up|vegetarian|vegan|time ?zone|birthday|born)\b/i,
+      2,
+    ],
     [/\b(?:(?:i|he|she|they) (?:live|lives) in|based in|(?:is|am) the (?:cto|ceo|tech lead|manager|lead|owner|founder))\b/i, 2],
   ],
   relationship: [
-    [/\b(?:wife|husband|partner|girlfriend|boyfriend|son|daughter|kids?|children|mother|father|mom|dad|parents?|brother|sister|sibling|friend|family|married|reports to|manager is|mentor|mentee|best friend|dog|cat)\b/i, 2],
+    [
+      /\b(?:wife|husband|partner|girlfriend|boyfriend|son|daughter|kids?|children|mother|father|mom|dad|parents?|brother|sister|sibling|friend|family|married|reports to|manager is|mentor|mentee|best friend|dog|cat)\b/i,
+      2,
+    ],
     [/\b(?:colleague|coworker|teammate|boss)\b/i, 1],
   ],
   project: [
-    [/\b(?:project|initiative|roadmap|milestone|epic|workstream|migration|rewrite|redesign|launch|mvp|v\d+(?:\.\d+)*|phase \d|beta|poc|proof of concept|codename)\b/i, 2],
+    [
+      /\b(?:project|initiative|roadmap|milestone|epic|workstream|migration|rewrite|redesign|launch|mvp|v\d+(?:\.\d+)*|phase \d|beta|poc|proof of concept|codename)\b/i,
+      2,
+    ],
     [/\b(?:repo(?:sitory)?|feature|scope|team is building|working on)\b/i, 1],
   ],
   task: [
-    [/\b(?:todo|to-do|to do|task|ticket|action item|follow up|follow-up|remind me|need to|needs to|has to|have to|should|must|assigned|pick up|finish|review the|send (?:the|a)|call|email (?:the|him|her)|book|schedule|jira|backlog)\b/i, 2],
+    [
+      /\b(?:todo|to-do|to do|task|ticket|action item|follow up|follow-up|remind me|need to|needs to|has to|have to|should|must|assigned|pick up|finish|review the|send (?:the|a)|call|email (?:the|him|her)|book|schedule|jira|backlog)\b/i,
+      2,
+    ],
   ],
   deadline: [
-    [/\b(?:deadline|due|by (?:mon|tue|wed|thu|fri|sat|sun|end of|eod|eow|tomorrow|tonight|today|next|the \d|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|q[1-4])\w*|cutoff|cut-off|no later than|expires?|ship(?:s|ping)? (?:on|by)|release date|launch date|freeze)\b/i, 3],
+    [
+      /\b(?:deadline|due|by (?:mon|tue|wed|thu|fri|sat|sun|end of|eod|eow|tomorrow|tonight|today|next|the \d|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|q[1-4])\w*|cutoff|cut-off|no later than|expires?|ship(?:s|ping)? (?:on|by)|release date|launch date|freeze)\b/i,
+      3,
+    ],
   ],
   decision: [
-    [/\b(?:decided|decision|agreed|we will|we'll|chose|chosen|choose|settled on|going forward|from now on|approved|rejected|signed off|picked|opted|standardi[sz]e[ds]?|policy|ruled out|no longer)\b/i, 3],
+    [
+      /\b(?:decided|decision|agreed|we will|we'll|chose|chosen|choose|settled on|going forward|from now on|approved|rejected|signed off|picked|opted|standardi[sz]e[ds]?|policy|ruled out|no longer)\b/i,
+      3,
+    ],
   ],
   meeting: [
-    [/\b(?:meeting|meet with|meets|standup|stand-up|sync|1:1|one-on-one|one on one|retro(?:spective)?|all-hands|all hands|call with|calendar|agenda|demo day|kickoff|kick-off|offsite|planning session|sprint planning|interview (?:with|at)|zoom|google meet|huddle)\b/i, 3],
+    [
+      /\b(?:meeting|meet with|meets|standup|stand-up|sync|1:1|one-on-one|one on one|retro(?:spective)?|all-hands|all hands|call with|calendar|agenda|demo day|kickoff|kick-off|offsite|planning session|sprint planning|interview (?:with|at)|zoom|google meet|huddle)\b/i,
+      3,
+    ],
   ],
   process: [
-    [/\b(?:process|workflow|procedure|runbook|playbook|checklist|convention|guideline|code review|pull requests?|prs?|approvals?|release process|deploy(?:s|ment)? (?:process|on|every|only)|ci\b|cd\b|pipeline|on-?call rotation|rotation|sprint|scrum|kanban|standup is|steps?|every (?:pr|release|merge|commit)|before merging|must be reviewed|branch(?:ing)? (?:strategy|model)|trunk|gitflow|ship (?:weekly|daily)|weekly release)\b/i, 2],
+    [
+      /\b(?:process|workflow|procedure|runbook|playbook|checklist|convention|guideline|code review|pull requests?|prs?|approvals?|release process|deploy(?:s|ment)? (?:process|on|every|only)|ci\b|cd\b|pipeline|on-?call rotation|rotation|sprint|scrum|kanban|standup is|steps?|every (?:pr|release|merge|commit)|before merging|must be reviewed|branch(?:ing)? (?:strategy|model)|trunk|gitflow|ship (?:weekly|daily)|weekly release)\b/i,
+      2,
+    ],
   ],
   infrastructure: [
-    [/\b(?:server|servers|cluster|kubernetes|k8s|docker|container|aws|gcp|azure|ec2|s3|lambda|terraform|ansible|nginx|load balancer|dns|cdn|cloudflare|database|postgres(?:ql)?|mysql|redis|kafka|rabbitmq|elasticsearch|mongodb|sqlite|staging|production|prod\b|deploy\w*|hosting|hosted|vpc|subnet|region|us-east|eu-west|node pool|vm|instance|disk|backup|monitoring|grafana|prometheus|datadog|uptime|latency|cpu|memory usage|ci runner|github actions|infra\w*)\b/i, 2],
+    [
+      /\b(?:server|servers|cluster|kubernetes|k8s|docker|container|aws|gcp|azure|ec2|s3|lambda|terraform|ansible|nginx|load balancer|dns|cdn|cloudflare|database|postgres(?:ql)?|mysql|redis|kafka|rabbitmq|elasticsearch|mongodb|sqlite|staging|production|prod\b|deploy\w*|hosting|hosted|vpc|subnet|region|us-east|eu-west|node pool|vm|instance|disk|backup|monitoring|grafana|prometheus|datadog|uptime|latency|cpu|memory usage|ci runner|github actions|infra\w*)\b/i,
+      2,
+    ],
   ],
   code: [
-    [/\b(?:code|coding|function|class|method|variable|typescript|javascript|python|rust|golang|go\b|java\b|kotlin|swift|ruby|php|c\+\+|react|vue|angular|node(?:\.js)?|npm|pnpm|yarn|library|framework|api|endpoint|refactor\w*|lint\w*|eslint|prettier|tests?|unit tests?|vitest|jest|pytest|bug|stack trace|exception|compile\w*|build|commit|branch|merge|git|pull request|snake_case|camelcase|indent\w*|tabs|spaces|type hints|async|orm|sql|schema|regex|module|package|dependency|dependencies|sdk|cli|json|yaml|graphql|rest)\b/i, 2],
+    [
+      /\b(?:code|coding|function|class|method|variable|typescript|javascript|python|rust|golang|go\b|java\b|kotlin|swift|ruby|php|c\+\+|react|vue|angular|node(?:\.js)?|npm|pnpm|yarn|library|framework|api|endpoint|refactor\w*|lint\w*|eslint|prettier|tests?|unit tests?|vitest|jest|pytest|bug|stack trace|exception|compile\w*|build|commit|branch|merge|git|pull request|snake_case|camelcase|indent\w*|tabs|spaces|type hints|async|orm|sql|schema|regex|module|package|dependency|dependencies|sdk|cli|json|yaml|graphql|rest)\b/i,
+      2,
+    ],
   ],
   security: [
-    [/\b(?:security|secure|password|credential|secret|api keys?|tokens?|2fa|mfa|sso|oauth|saml|vulnerab\w*|cve|breach|leak\w*|encrypt\w*|tls|ssl|certificate|firewall|access control|permissions?|rbac|least privilege|soc ?2|gdpr|hipaa|pci|compliance|audit|pentest|penetration test|phishing|rotate|revoke\w*|private key|ssh keys?|vault|iam)\b/i, 3],
+    [
+      /\b(?:security|secure|password|credential|secret|api keys?|tokens?|2fa|mfa|sso|oauth|saml|vulnerab\w*|cve|breach|leak\w*|encrypt\w*|tls|ssl|certificate|firewall|access control|permissions?|rbac|least privilege|soc ?2|gdpr|hipaa|pci|compliance|audit|pentest|penetration test|phishing|rotate|revoke\w*|private key|ssh keys?|vault|iam)\b/i,
+      3,
+    ],
   ],
   customer: [
-    [/\b(?:customers?|clients?|account|accounts|user feedback|support ticket|churn\w*|renewal|enterprise|tenant|sla|onboarding call|their team|acme|globex|initech|umbrella corp|contoso|escalat\w*|nps|csat)\b/i, 2],
+    [
+      /\b(?:customers?|clients?|account|accounts|user feedback|support ticket|churn\w*|renewal|enterprise|tenant|sla|onboarding call|their team|acme|globex|initech|umbrella corp|contoso|escalat\w*|nps|csat)\b/i,
+      2,
+    ],
   ],
   product: [
-    [/\b(?:product|feature|features|roadmap|pricing page|plan|tier|free tier|pro plan|release notes|launch|users? want|ux|ui|onboarding flow|dashboard|mobile app|app store|beta|waitlist|product-market|pm\b|spec|requirements|user story|a\/b test|experiment)\b/i, 2],
+    [
+      /\b(?:product|feature|features|roadmap|pricing page|plan|tier|free tier|pro plan|release notes|launch|users? want|ux|ui|onboarding flow|dashboard|mobile app|app store|beta|waitlist|product-market|pm\b|spec|requirements|user story|a\/b test|experiment)\b/i,
+      2,
+    ],
   ],
   finance: [
-    [/\b(?:budget|revenue|salary|salaries|pay|paid|payment|invoice\w*|billing|price|pricing|cost\w*|spend\w*|expenses?|reimburse\w*|tax(?:es)?|funding|raise[ds]?|runway|burn|arr|mrr|profit|margin|bank|loan|mortgage|rent|savings|401k|stocks?|equity|options|payroll|quote|discount|\$\s?\d[\d,.]*k?|€\s?\d|£\s?\d|usd|eur|dollars|euros)\b/i, 3],
+    [
+      /\b(?:budget|revenue|salary|salaries|pay|paid|payment|invoice\w*|billing|price|pricing|cost\w*|spend\w*|expenses?|reimburse\w*|tax(?:es)?|funding|raise[ds]?|runway|burn|arr|mrr|profit|margin|bank|loan|mortgage|rent|savings|401k|stocks?|equity|options|payroll|quote|discount|\$\s?\d[\d,.]*k?|€\s?\d|£\s?\d|usd|eur|dollars|euros)\b/i,
+      3,
+    ],
   ],
   hiring: [
-    [/\b(?:hiring|hire|hired|candidates?|recruit\w*|interview\w*|job (?:posting|opening|offer)|offer letter|headcount|requisition|onboard(?:ing)? (?:the new|new)|new hire|resume|cv\b|take-home|referral|sourcing|talent)\b/i, 3],
+    [
+      /\b(?:hiring|hire|hired|candidates?|recruit\w*|interview\w*|job (?:posting|opening|offer)|offer letter|headcount|requisition|onboard(?:ing)? (?:the new|new)|new hire|resume|cv\b|take-home|referral|sourcing|talent)\b/i,
+      3,
+    ],
   ],
   health: [
-    [/\b(?:health|allerg\w*|doctor|dentist|physio\w*|therapy|therapist|medication|medicine|diabet\w*|asthma|migraine|sick|illness|flu|covid|surgery|hospital|injur\w*|pregnan\w*|diet|gluten|lactose|vegan|vegetarian|exercise|workout|gym|running|sleep|mental health|blood|back pain|knee|checkup|check-up|vaccin\w*|prescription)\b/i, 3],
+    [
+      /\b(?:health|allerg\w*|doctor|dentist|physio\w*|therapy|therapist|medication|medicine|diabet\w*|asthma|migraine|sick|illness|flu|covid|surgery|hospital|injur\w*|pregnan\w*|diet|gluten|lactose|vegan|vegetarian|exercise|workout|gym|running|sleep|mental health|blood|back pain|knee|checkup|check-up|vaccin\w*|prescription)\b/i,
+      3,
+    ],
   ],
   travel: [
-    [/\b(?:travel\w*|trip|flight|flying|fly(?:ing)? to|airport|hotel|airbnb|vacation|holiday|pto|out of office|ooo|visa|passport|itinerary|conference in|offsite in|train to|layover|boarding|jet lag|abroad|booked (?:a|the) (?:flight|hotel|room))\b/i, 3],
+    [
+      /\b(?:travel\w*|trip|flight|flying|fly(?:ing)? to|airport|hotel|airbnb|vacation|holiday|pto|out of office|ooo|visa|passport|itinerary|conference in|offsite in|train to|layover|boarding|jet lag|abroad|booked (?:a|the) (?:flight|hotel|room))\b/i,
+      3,
+    ],
   ],
   location: [
-    [/\b(?:lives? in|living in|based in|located in|moved to|moving to|office (?:is )?in|hq|headquarters|address|city|country|remote from|works from|time ?zone|utc[+-]\d|cet|pst|est|berlin|london|paris|new york|san francisco|tokyo|amsterdam|lisbon|madrid|toronto|sydney|singapore|bangalore|munich|seattle|austin|boston|chicago|dublin|zurich|stockholm|warsaw|barcelona)\b/i, 2],
+    [
+      /\b(?:lives? in|living in|based in|located in|moved to|moving to|office (?:is )?in|hq|headquarters|address|city|country|remote from|works from|time ?zone|utc[+-]\d|cet|pst|est|berlin|london|paris|new york|san francisco|tokyo|amsterdam|lisbon|madrid|toronto|sydney|singapore|bangalore|munich|seattle|austin|boston|chicago|dublin|zurich|stockholm|warsaw|barcelona)\b/i,
+      2,
+    ],
   ],
   event: [
-    [/\b(?:event|conference|summit|meetup|wedding|party|birthday|anniversary|concert|festival|webinar|workshop|hackathon|launch event|ceremony|graduation|game|match|recital|dinner with|celebration|talk at|keynote)\b/i, 3],
+    [
+      /\b(?:event|conference|summit|meetup|wedding|party|birthday|anniversary|concert|festival|webinar|workshop|hackathon|launch event|ceremony|graduation|game|match|recital|dinner with|celebration|talk at|keynote)\b/i,
+      3,
+    ],
   ],
   learning: [
-    [/\b(?:learn\w*|studying|study|course|courses|tutorial|book on|reading|read (?:the|a)|certification|certified|training|class|lesson|bootcamp|degree|university|mooc|coursera|udemy|practice|practicing|wants to get better at|improve (?:my|his|her) )\b/i, 3],
+    [
+      /\b(?:learn\w*|studying|study|course|courses|tutorial|book on|reading|read (?:the|a)|certification|certified|training|class|lesson|bootcamp|degree|university|mooc|coursera|udemy|practice|practicing|wants to get better at|improve (?:my|his|her) )\b/i,
+      3,
+    ],
   ],
   contact: [
-    [/\b(?:e-?mail (?:is|address)|phone(?: number)?|reach (?:him|her|them|me) (?:at|on|via)|contact (?:is|person|info)|point of contact|slack handle|handle is|@[a-z0-9_]+\b|linkedin|whatsapp|signal|telegram|cell|mobile number|ping (?:him|her|them) on)\b/i, 3],
+    [
+      /\b(?:e-?mail (?:is|address)|phone(?: number)?|reach (?:him|her|them|me) (?:at|on|via)|contact (?:is|person|info)|point of contact|slack handle|handle is|@[a-z0-9_]+\b|linkedin|whatsapp|signal|telegram|cell|mobile number|ping (?:him|her|them) on)\b/i,
+      3,
+    ],
     [/\b[\w.+-]+@[\w-]+\.[\w.]+\b/i, 3],
   ],
 };
@@ -107,10 +173,30 @@ const TOPIC_DOMAIN: Record<Topic, Partial<Record<Domain, number>>> = {
 };
 
 export const DOMAIN_LEXICON: Record<Domain, Lexicon> = {
-  work: [[/\b(?:team|teammates?|colleague|coworker|manager|boss|office|standup|sprint|company|org|department|jira|okr|performance review|1:1|at work)\b/i, 1]],
-  personal: [[/\b(?:my (?:wife|husband|partner|kids?|son|daughter|mom|dad|family|dog|cat|home|house|apartment|doctor|birthday)|weekend|vacation|family|hobby|hobbies|home|personal|friends?|girlfriend|boyfriend|wedding|gym|cook\w*|garden\w*)\b/i, 1.5]],
-  technical: [[/\b(?:api|server|database|code|deploy\w*|stack|library|framework|cli|editor|ide|vim|vscode|neovim|terminal|shell|bash|linux|macos|dark mode|keyboard|monitor setup)\b/i, 1]],
-  business: [[/\b(?:customers?|clients?|revenue|sales|deal|contract|pricing|market\w*|competitor\w*|partners?hip|investor\w*|board|arr|mrr|quota|pipeline review|go-to-market|gtm|vendor)\b/i, 1.5]],
+  work: [
+    [
+      /\b(?:team|teammates?|colleague|coworker|manager|boss|office|standup|sprint|company|org|department|jira|okr|performance review|1:1|at work)\b/i,
+      1,
+    ],
+  ],
+  personal: [
+    [
+      /\b(?:my (?:wife|husband|partner|kids?|son|daughter|mom|dad|family|dog|cat|home|house|apartment|doctor|birthday)|weekend|vacation|family|hobby|hobbies|home|personal|friends?|girlfriend|boyfriend|wedding|gym|cook\w*|garden\w*)\b/i,
+      1.5,
+    ],
+  ],
+  technical: [
+    [
+      /\b(?:api|server|database|code|deploy\w*|stack|library|framework|cli|editor|ide|vim|vscode|neovim|terminal|shell|bash|linux|macos|dark mode|keyboard|monitor setup)\b/i,
+      1,
+    ],
+  ],
+  business: [
+    [
+      /\b(?:customers?|clients?|revenue|sales|deal|contract|pricing|market\w*|competitor\w*|partners?hip|investor\w*|board|arr|mrr|quota|pipeline review|go-to-market|gtm|vendor)\b/i,
+      1.5,
+    ],
+  ],
 };
 
 /** Where nothing matches: the most common kind of memory an agent stores about its user. */
@@ -154,7 +240,7 @@ export function scoreCategories(text: string): CategoryScores {
   for (const [topic, s] of topics) {
     if (s < TOPIC_THRESHOLD) continue;
     for (const [domain, w] of Object.entries(TOPIC_DOMAIN[topic]) as Array<[Domain, number]>) {
-      domains.set(domain, (domains.get(domain) ?? 0) + w * Math.min(s, 4) / 2);
+      domains.set(domain, (domains.get(domain) ?? 0) + (w * Math.min(s, 4)) / 2);
     }
   }
   return { topics, domains };

@@ -24,7 +24,12 @@ export interface OfflineJudgeOptions {
 }
 
 /** Judges one memory: rules, blended with the classifiers when `sentence` (a MiniLM vector) is given. */
-export function judgeText(text: string, now: Date, sentence: Float32Array | null, weights: ClassifierWeights = CLASSIFIER_WEIGHTS): Judgement {
+export function judgeText(
+  text: string,
+  now: Date,
+  sentence: Float32Array | null,
+  weights: ClassifierWeights = CLASSIFIER_WEIGHTS,
+): Judgement {
   const rules = rateImportanceByRules(text);
   let categoryScores = scoreCategories(text);
   let importance = rules;

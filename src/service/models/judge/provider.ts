@@ -39,7 +39,10 @@ const answerSchema = z.object({
     type: z.enum(["persistent", "time_bound"]),
     valid_until: z.string().nullable(),
   }),
-  categories: z.array(z.string()).min(2).max(1 + MAX_TOPICS),
+  categories: z
+    .array(z.string())
+    .min(2)
+    .max(1 + MAX_TOPICS),
 });
 
 const completionSchema = z.object({
@@ -54,7 +57,10 @@ function secondPrecision(d: Date): string {
 
 /** Checks the model's JSON against the contract and normalizes it; throws InvalidAnswer otherwise. */
 export function parseJudgeAnswer(content: string, now: Date): Judgement {
-  const json = content.trim().replace(/^```(?:json)?\s*/i, "").replace(/\s*```$/, "");
+  const json = content
+    .trim()
+    .replace(/^```(?:json)?\s*/i, "")
+    .replace(/\s*```$/, "");
   let raw: unknown;
   try {
     raw = JSON.parse(json);

@@ -22,10 +22,43 @@ const MONTH_RE =
   "(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)";
 
 const WORD_NUMBERS: Record<string, number> = {
-  a: 1, an: 1, one: 1, single: 1, two: 2, three: 3, four: 4, five: 5, six: 6, seven: 7, eight: 8, nine: 9, ten: 10,
-  eleven: 11, twelve: 12, thirteen: 13, fourteen: 14, fifteen: 15, sixteen: 16, seventeen: 17, eighteen: 18,
-  nineteen: 19, twenty: 20, thirty: 30, forty: 40, fifty: 50, sixty: 60, ninety: 90, "a couple of": 2, "a couple": 2,
-  couple: 2, another: 1, "a few": 3, few: 3, several: 3, "half a": 0.5, "half an": 0.5,
+  a: 1,
+  an: 1,
+  one: 1,
+  single: 1,
+  two: 2,
+  three: 3,
+  four: 4,
+  five: 5,
+  six: 6,
+  seven: 7,
+  eight: 8,
+  nine: 9,
+  ten: 10,
+  eleven: 11,
+  twelve: 12,
+  thirteen: 13,
+  fourteen: 14,
+  fifteen: 15,
+  sixteen: 16,
+  seventeen: 17,
+  eighteen: 18,
+  nineteen: 19,
+  twenty: 20,
+  thirty: 30,
+  forty: 40,
+  fifty: 50,
+  sixty: 60,
+  ninety: 90,
+  "a couple of": 2,
+  "a couple": 2,
+  couple: 2,
+  another: 1,
+  "a few": 3,
+  few: 3,
+  several: 3,
+  "half a": 0.5,
+  "half an": 0.5,
 };
 const NUMBER_RE =
   "(\\d+(?:\\.\\d+)?|a couple of|a couple|couple of|a few|several|half an?|an?|one|single|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|ninety)";
@@ -147,27 +180,52 @@ interface Rule {
 const RULES: Rule[] = [
   // Spans from now: "for the next three months", "for 2 weeks", "over the next 10 days", "in a couple of days".
   {
-    re: new RegExp(`\\b(?:for|over|within|during|in)\\s+(?:the\\s+)?(?:next|coming|following)?\\s*(?:another|an additional|about|around|roughly|approximately|at least|up to)?\\s*${NUMBER_RE}[\\s-]+(?:more\\s+|extra\\s+)?${UNIT_RE}\\b`, "gi"),
+    re: new RegExp(
+      `\\b(?:for|over|within|during|in)\\s+(?:the\\s+)?(?:next|coming|following)?\\s*(?:another|an additional|about|around|roughly|approximately|at least|up to)?\\s*${NUMBER_RE}[\\s-]+(?:more\\s+|extra\\s+)?${UNIT_RE}\\b`,
+      "gi",
+    ),
     span: true,
     end: (m, now) => spanEnd(now, parseNumber(m[1]!.toLowerCase()), m[2]!),
   },
   // "for the next week" is a span; "for next week" (no "the") is the calendar week, below.
-  { re: new RegExp(`\\b(?:for|over)\\s+the\\s+(?:next|coming)\\s+${UNIT_RE}\\b`, "gi"), span: true, end: (m, now) => spanEnd(now, 1, m[1]!) },
-  { re: new RegExp(`\\bnext\\s+${NUMBER_RE}\\s+${UNIT_RE}\\b`, "gi"), end: (m, now) => spanEnd(now, parseNumber(m[1]!.toLowerCase()), m[2]!) },
-  { re: new RegExp(`\\b${NUMBER_RE}[\\s-]+${UNIT_RE}\\s+from\\s+(?:now|today)\\b`, "gi"), end: (m, now) => spanEnd(now, parseNumber(m[1]!.toLowerCase()), m[2]!) },
+  {
+    re: new RegExp(`\\b(?:for|over)\\s+the\\s+(?:next|coming)\\s+${UNIT_RE}\\b`, "gi"),
+    span: true,
+    end: (m, now) => spanEnd(now, 1, m[1]!),
+  },
+  {
+    re: new RegExp(`\\bnext\\s+${NUMBER_RE}\\s+${UNIT_RE}\\b`, "gi"),
+    end: (m, now) => spanEnd(now, parseNumber(m[1]!.toLowerCase()), m[2]!),
+  },
+  {
+    re: new RegExp(`\\b${NUMBER_RE}[\\s-]+${UNIT_RE}\\s+from\\s+(?:now|today)\\b`, "gi"),
+    end: (m, now) => spanEnd(now, parseNumber(m[1]!.toLowerCase()), m[2]!),
+  },
   // Day-level words.
   { re: /\b(?:the )?day after tomorrow\b/gi, end: (_m, now) => endOfDay(addDays(now, 2)) },
-  { re: /\b(?:today|tonight|this (?:morning|afternoon|evening)|later today|end of (?:the )?day|eod|rest of the day)\b/gi, end: (_m, now) => endOfDay(now) },
+  {
+    re: /\b(?:today|tonight|this (?:morning|afternoon|evening)|later today|end of (?:the )?day|eod|rest of the day)\b/gi,
+    end: (_m, now) => endOfDay(now),
+  },
   { re: /\b(?:tomorrow|tmrw)\b/gi, end: (_m, now) => endOfDay(addDays(now, 1)) },
   // Weeks.
-  { re: /\b(?:this|the current|current) week\b|\bend of (?:the |this )?week\b|\beow\b|\brest of the week\b/gi, end: (_m, now) => endOfWeek(now) },
+  {
+    re: /\b(?:this|the current|current) week\b|\bend of (?:the |this )?week\b|\beow\b|\brest of the week\b/gi,
+    end: (_m, now) => endOfWeek(now),
+  },
   { re: /\bnext week\b|\bend of next week\b/gi, end: (_m, now) => addDays(endOfWeek(now), 7) },
-  { re: /\b(?:this|the|over the|next|coming) weekend\b/gi, end: (m, now) => (/next/i.test(m[0]) && now.getUTCDay() % 6 !== 0 ? addDays(endOfWeek(now), 7) : endOfWeek(now)) },
+  {
+    re: /\b(?:this|the|over the|next|coming) weekend\b/gi,
+    end: (m, now) => (/next/i.test(m[0]) && now.getUTCDay() % 6 !== 0 ? addDays(endOfWeek(now), 7) : endOfWeek(now)),
+  },
   // Sprints.
   { re: /\b(?:this|the current|current) sprint\b|\bend of (?:the )?sprint\b/gi, end: (_m, now) => addDays(now, SPRINT_DAYS) },
   { re: /\bnext sprint\b/gi, end: (_m, now) => addDays(now, 2 * SPRINT_DAYS) },
   // Months, quarters, years.
-  { re: /\b(?:this|the current|current) month\b|\bend of (?:the |this )?month\b|\beom\b|\brest of the month\b/gi, end: (_m, now) => endOfMonth(now.getUTCFullYear(), now.getUTCMonth()) },
+  {
+    re: /\b(?:this|the current|current) month\b|\bend of (?:the |this )?month\b|\beom\b|\brest of the month\b/gi,
+    end: (_m, now) => endOfMonth(now.getUTCFullYear(), now.getUTCMonth()),
+  },
   { re: /\bnext month\b/gi, end: (_m, now) => endOfMonth(now.getUTCFullYear(), now.getUTCMonth() + 1) },
   {
     re: /\b(?:this|the current|current) quarter\b|\bend of (?:the |this )?quarter\b|\beoq\b|\brest of the quarter\b/gi,
@@ -182,7 +240,10 @@ const RULES: Rule[] = [
       return endOfMonth(y, q * 3 + 2);
     },
   },
-  { re: /\b(?:this|the current) year\b|\bend of (?:the |this )?year\b|\beoy\b|\brest of the year\b/gi, end: (_m, now) => endOfMonth(now.getUTCFullYear(), 11) },
+  {
+    re: /\b(?:this|the current) year\b|\bend of (?:the |this )?year\b|\beoy\b|\brest of the year\b/gi,
+    end: (_m, now) => endOfMonth(now.getUTCFullYear(), 11),
+  },
   // ISO dates: 2027-01-15 (optionally with a time).
   {
     re: /\b(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2}))?Z?)?\b/g,
@@ -209,10 +270,13 @@ const RULES: Rule[] = [
   },
   // Month names alone after a boundary word: "until March", "in June".
   {
-    re: new RegExp(`\\b(?:until|till|til|through|by|before|in|during|end of|throughout)\\s+(?:the\\s+end\\s+of\\s+)?${MONTH_RE}\\b(?!\\s*\\d)`, "gi"),
+    re: new RegExp(
+      `\\b(?:until|till|til|through|by|before|in|during|end of|throughout)\\s+(?:the\\s+end\\s+of\\s+)?${MONTH_RE}\\b(?!\\s*\\d)`,
+      "gi",
+    ),
     end: (m, now) => {
       const month = monthIndex(m[1]!);
-      if (month < 0 || m[1]!.toLowerCase() === "may" && !/\b(?:until|till|by|in|during|end of)\s+may\b/i.test(m[0])) return null;
+      if (month < 0 || (m[1]!.toLowerCase() === "may" && !/\b(?:until|till|by|in|during|end of)\s+may\b/i.test(m[0]))) return null;
       const y = now.getUTCFullYear() + (month < now.getUTCMonth() ? 1 : 0);
       return endOfMonth(y, month);
     },
@@ -223,7 +287,10 @@ const RULES: Rule[] = [
   { re: new RegExp(`\\bthis\\s+${WEEKDAY_RE}\\b`, "gi"), end: (m, now) => nextWeekday(now, weekdayIndex(m[1]!), true) },
   // A bare weekday ("until Monday", "by Friday", "on Thursday"); plural weekdays ("on Fridays") recur and are not ends.
   {
-    re: new RegExp(`(?<!\\bnext\\s|\\bthis\\s|\\bevery\\s|\\blast\\s|\\beach\\s)\\b${WEEKDAY_RE}\\b(?!s\\b|'s\\s+(?:standup|meeting)s?\\b)`, "gi"),
+    re: new RegExp(
+      `(?<!\\bnext\\s|\\bthis\\s|\\bevery\\s|\\blast\\s|\\beach\\s)\\b${WEEKDAY_RE}\\b(?!s\\b|'s\\s+(?:standup|meeting)s?\\b)`,
+      "gi",
+    ),
     end: (m, now) => nextWeekday(now, weekdayIndex(m[1]!)),
   },
   // Clock times after a boundary word: "until 5pm", "by 17:00" ("at 2pm" alone is often a recurring slot).
@@ -235,7 +302,10 @@ const RULES: Rule[] = [
       return clockTime(now, hour, Number(m[2] ?? 0), m[3]);
     },
   },
-  { re: /\b(?:until|till|by|before) (noon|midday|midnight)\b/gi, end: (m, now) => (m[1]!.toLowerCase() === "midnight" ? endOfDay(now) : clockTime(now, 12, 0, "pm")) },
+  {
+    re: /\b(?:until|till|by|before) (noon|midday|midnight)\b/gi,
+    end: (m, now) => (m[1]!.toLowerCase() === "midnight" ? endOfDay(now) : clockTime(now, 12, 0, "pm")),
+  },
 ];
 
 interface Horizon {
@@ -247,7 +317,10 @@ interface Horizon {
 const HORIZONS: Horizon[] = [
   { re: /\buntil further notice\b/i, days: FURTHER_NOTICE_HORIZON_DAYS },
   { re: /\b(?:right now|at the moment|at this moment|as we speak|at the minute)\b/i, days: RIGHT_NOW_HORIZON_DAYS },
-  { re: /\b(?:currently|temporarily|temporary|for now|for the time being|for the moment|at present|presently|in the meantime|for a while)\b/i, days: CURRENT_STATE_HORIZON_DAYS },
+  {
+    re: /\b(?:currently|temporarily|temporary|for now|for the time being|for the moment|at present|presently|in the meantime|for a while)\b/i,
+    days: CURRENT_STATE_HORIZON_DAYS,
+  },
 ];
 
 // Recurring or open-ended phrasing: a habit, a rule, a standing fact.
@@ -272,7 +345,8 @@ const DATE_IS_NOT_AN_END = /\b(?:birthday|born|anniversary|since|joined|started 
 const EXPLICIT_END =
   /\b(?:until|till|til|thru|expires?|due|deadline|no later than|by (?:the end|end|eod|eow|tomorrow|tonight|today|next|this|monday|tuesday|wednesday|thursday|friday|saturday|sunday|q[1-4]|\d|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec))/i;
 // Before a span: the span is a past duration ("have worked here for 5 years") or a run time ("builds in 10 minutes").
-const SPAN_IS_NOT_AN_END = /(?:\b(?:have|has|had|'ve|was|were|been|used to)\b[^.;!?]*|\b(?:takes?|took|runs?|ran|completes?|completed|finish(?:es|ed)?|loads?|loaded|builds?|built|responds?|responded)\s+)$/i;
+const SPAN_IS_NOT_AN_END =
+  /(?:\b(?:have|has|had|'ve|was|were|been|used to)\b[^.;!?]*|\b(?:takes?|took|runs?|ran|completes?|completed|finish(?:es|ed)?|loads?|loaded|builds?|built|responds?|responded)\s+)$/i;
 
 function iso(d: Date): string {
   return new Date(Math.floor(d.getTime() / 1000) * 1000).toISOString().replace(/\.\d{3}Z$/, "Z");

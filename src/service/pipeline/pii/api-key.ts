@@ -46,10 +46,43 @@ const VENDOR_TOKENS: readonly RegExp[] = [
 // Every vendor format above contains one of these literals: one cheap pass decides whether to run them all.
 const VENDOR_PREFIX = new RegExp(
   [
-    "AKIA", "ASIA", "ABIA", "ACCA", "gh[pousr]_", "github_pat_", "_live_", "_test_", "whsec_", "sk-ant-", "xox", "xapp-",
-    "hooks\\.slack\\.com", "discord", "AIza", "GOCSPX-", "ya29\\.", "glpat-", "npm_", "pypi-", "hf_", "SG\\.", "key-",
-    "AC[0-9a-f]", "SK[0-9a-f]", "dop_v1_", "shp", "sq0", "dapi", "lin_api_", "ntn_", "secret_", "hv[sbr]\\.", ":AA",
-    "AccountKey=", "sig=", API_KEY_PREFIX,
+    "AKIA",
+    "ASIA",
+    "ABIA",
+    "ACCA",
+    "gh[pousr]_",
+    "github_pat_",
+    "_live_",
+    "_test_",
+    "whsec_",
+    "sk-ant-",
+    "xox",
+    "xapp-",
+    "hooks\\.slack\\.com",
+    "discord",
+    "AIza",
+    "GOCSPX-",
+    "ya29\\.",
+    "glpat-",
+    "npm_",
+    "pypi-",
+    "hf_",
+    "SG\\.",
+    "key-",
+    "AC[0-9a-f]",
+    "SK[0-9a-f]",
+    "dop_v1_",
+    "shp",
+    "sq0",
+    "dapi",
+    "lin_api_",
+    "ntn_",
+    "secret_",
+    "hv[sbr]\\.",
+    ":AA",
+    "AccountKey=",
+    "sig=",
+    API_KEY_PREFIX,
   ].join("|"),
 );
 
@@ -66,7 +99,8 @@ const ASSIGNED_SECRET = new RegExp(
   "giu",
 );
 // Names that look like secrets but hold public or non-secret values.
-const NOT_SECRET_NAME = /(?:public|publishable|pub[_.-]?key|key[_.-]?id|token[_.-]?(?:count|limit|usage|type|url|endpoint|ttl|expir\w*|length)|max[_.-]?tokens?|tokens?[_.-]?(?:in|out)|idempotency|csrf|xsrf|nonce|tokenizer|primary|foreign|sort|partition|cache|keyboard|monkey|page|pagination|cursor|continuation|next|sync|trace|span|request|correlation|etag|commit|checksum|hash|turkey|hockey|whiskey|donkey|jockey)/i;
+const NOT_SECRET_NAME =
+  /(?:public|publishable|pub[_.-]?key|key[_.-]?id|token[_.-]?(?:count|limit|usage|type|url|endpoint|ttl|expir\w*|length)|max[_.-]?tokens?|tokens?[_.-]?(?:in|out)|idempotency|csrf|xsrf|nonce|tokenizer|primary|foreign|sort|partition|cache|keyboard|monkey|page|pagination|cursor|continuation|next|sync|trace|span|request|correlation|etag|commit|checksum|hash|turkey|hockey|whiskey|donkey|jockey)/i;
 
 /** Does the header segment of a candidate JWT decode to a JSON object with an "alg"? */
 function isJwtHeader(segment: string): boolean {
@@ -92,7 +126,8 @@ function containsOpenAiKey(text: string): boolean {
 }
 
 // Values that are public by design even when a key name holds them (publishable keys, SSH/PEM public keys).
-const PUBLIC_VALUE = /^(?:pk_(?:live|test)_|AAAA[A-Z0-9][A-Za-z0-9]{2}Nza|ssh-(?:rsa|ed25519|dss)|ecdsa-sha2|MFkwEwYHKoZIzj0|MIIBIjANBgkqhkiG9w0BAQEFAAOC)/;
+const PUBLIC_VALUE =
+  /^(?:pk_(?:live|test)_|AAAA[A-Z0-9][A-Za-z0-9]{2}Nza|ssh-(?:rsa|ed25519|dss)|ecdsa-sha2|MFkwEwYHKoZIzj0|MIIBIjANBgkqhkiG9w0BAQEFAAOC)/;
 
 /** Is an assigned value a secret? With '='/':' a mixed value of 12+ chars is; after "is"/bare it must look random. */
 function isAssignedSecret(value: string, connector: string): boolean {

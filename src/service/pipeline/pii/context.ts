@@ -20,11 +20,12 @@ export const NON_SECRET_ID_LABEL = new RegExp(
 // or identity word, or not a noun at all ("my number", "the number").
 const NAMED_NUMBER = /(?:^|[^\p{L}])(\p{L}{2,20})\.?\s*(?:numbers?|no\.?|nr\.?|num|#|id|code)\s*(?:is|was|[:#=])?\s*#?\s*$/iu;
 const NOT_AN_ID_NOUN = new Set(
-  ("card cards credit debit visa mastercard amex discover jcb diners unionpay maestro cc ccn pan cvv " +
+  (
+    "card cards credit debit visa mastercard amex discover jcb diners unionpay maestro cc ccn pan cvv " +
     "social security insurance tax taxpayer identity identification id national passport license licence personal " +
     "citizen resident ssn sin nin ni nino nhs bsn dni nie nif cpf aadhaar aadhar pesel tfn uid fiscal " +
-    "my your his her our their its the a an this that same new old full whole entire following which what whose")
-    .split(" "),
+    "my your his her our their its the a an this that same new old full whole entire following which what whose"
+  ).split(" "),
 );
 
 /** True when the text just before a number names it as some other kind of id ("PO number", "lot #"). */
@@ -35,7 +36,8 @@ export function namesOtherNumber(lead: string): boolean {
 }
 
 /** A phone number's lead-in: a phone word or an international prefix just before the digits. */
-export const PHONE_LEAD = /(?:\b(?:phone|tel|telephone|mobile|cell|call|ring|text|sms|whatsapp|fax|tel[eé]fono|m[oó]vil|handy|portable|numéro)\b[^0-9\n]{0,20}|\+\d{1,3}[ .-]?|\(\d{1,4}\)[ .-]?)$/;
+export const PHONE_LEAD =
+  /(?:\b(?:phone|tel|telephone|mobile|cell|call|ring|text|sms|whatsapp|fax|tel[eé]fono|m[oó]vil|handy|portable|numéro)\b[^0-9\n]{0,20}|\+\d{1,3}[ .-]?|\(\d{1,4}\)[ .-]?)$/;
 
 /** Shannon entropy in bits per character. */
 export function shannonEntropy(value: string): number {
@@ -77,8 +79,18 @@ export function isPlaceholder(value: string): boolean {
   if (/^\$\{?[a-z_][a-z0-9_]*\}?$/.test(v) || /^%[a-z_]+%$/.test(v)) return true; // $VAR, ${VAR}, %VAR%
   if (/^(?:\$\(|\$\{|\{\{|%\(|<%|@@)/.test(v)) return true; // $(cat file), ${…}, {{ var }}, %(name)s, <%= %>
   if (/^(?:process\.env\b|os\.environ\b|env\.|env\[|getenv\(|secrets\.|vault:|ssm:|arn:aws:)/.test(v)) return true;
-  if (/^(?:redacted|hidden|masked|omitted|removed|none|null|nil|undefined|empty|blank|n\/a|na|tbd|todo|unset|secret|password|passwd|token)$/.test(v)) return true;
-  if (/^(?:your|my|the|some|insert|enter|put|replace)[_-]?(?:own[_-]?)?(?:[a-z]+[_-])?(?:api[_-]?)?(?:key|token|secret|password|pass|pwd|value)(?:[_-]?here)?$/.test(v)) return true;
+  if (
+    /^(?:redacted|hidden|masked|omitted|removed|none|null|nil|undefined|empty|blank|n\/a|na|tbd|todo|unset|secret|password|passwd|token)$/.test(
+      v,
+    )
+  )
+    return true;
+  if (
+    /^(?:your|my|the|some|insert|enter|put|replace)[_-]?(?:own[_-]?)?(?:[a-z]+[_-])?(?:api[_-]?)?(?:key|token|secret|password|pass|pwd|value)(?:[_-]?here)?$/.test(
+      v,
+    )
+  )
+    return true;
   if (/^[a-z_-]*(?:example|placeholder|dummy|sample)[a-z_-]*$/.test(v)) return true;
   return false;
 }

@@ -6,9 +6,9 @@ import { maskIbans } from "./iban.js";
 // Digits and separators (space, hyphen, dot, slash, underscore: ./normalize.ts folds every other form into these)
 // at least 13 long, then split into runs with single separators; what touches a run is checked in code rather than
 // by lookarounds, so long inputs cannot make the regex backtrack.
-const DIGIT_RUN = /\d[\d .\/_-]{11,}\d/g;
-const SINGLE_SEPARATED = /\d+(?:[ .\/_-]\d+)*/g;
-const SEPARATOR = /[ .\/_-]/;
+const DIGIT_RUN = /\d[\d ./_-]{11,}\d/g;
+const SINGLE_SEPARATED = /\d+(?:[ ./_-]\d+)*/g;
+const SEPARATOR = /[ ./_-]/;
 const GLUED_BEFORE = /[\w.,/+-]/;
 
 const CARD_WORDS =

@@ -36,7 +36,8 @@ const LABEL_WORDS = {
   dni: "dni|nie|nif|documento nacional de identidad|n[uú]mero de identidad",
   bsn: "bsn|burgerservicenummer|sofinummer|sofi(?:-?nummer)?|citizen service number",
   cf: "codice fiscale|c\\.?f\\.?|tax code|fiscal code",
-  steuer: "steuer-?id|steuer-?identifikationsnummer|steuerliche identifikationsnummer|identifikationsnummer|idnr|steuernummer|tax id|tin|tax identification number",
+  steuer:
+    "steuer-?id|steuer-?identifikationsnummer|steuerliche identifikationsnummer|identifikationsnummer|idnr|steuernummer|tax id|tin|tax identification number",
   aadhaar: "aadhaar|aadhar|adhaar|uidai|uid|आधार",
   cpf: "cpf|cadastro de pessoas f[ií]sicas",
   pesel: "pesel",
@@ -124,9 +125,9 @@ const esDni: Check = (text) =>
     return m[0] === m[0].toUpperCase() && notOtherId(text, at);
   });
 
-const NL_BSN = /(?<![\w.-]|\d[ .-])(\d{4})\.?(\d{2})\.?(\d{3})(?![\w-]|[ .,-]\d)|(?<![\w.-]|\d[ .-])(\d{3})([ .-]?)(\d{3})\5(\d{3})(?![\w-]|[ .,-]\d)/g;
-const nlBsn: Check = (text) =>
-  some(text, NL_BSN, (m, at) => bsnValid(m[0].replace(/\D/g, "")) && labelled(text, at, LABEL.bsn));
+const NL_BSN =
+  /(?<![\w.-]|\d[ .-])(\d{4})\.?(\d{2})\.?(\d{3})(?![\w-]|[ .,-]\d)|(?<![\w.-]|\d[ .-])(\d{3})([ .-]?)(\d{3})\5(\d{3})(?![\w-]|[ .,-]\d)/g;
+const nlBsn: Check = (text) => some(text, NL_BSN, (m, at) => bsnValid(m[0].replace(/\D/g, "")) && labelled(text, at, LABEL.bsn));
 
 const IT_CF = cased(
   /(?<![\p{L}\p{N}])[A-Z]{6}[0-9LMNPQRSTUV]{2}[ABCDEHLMPRST][0-9LMNPQRSTUV]{2}[A-Z][0-9LMNPQRSTUV]{3}[A-Z](?![\p{L}\p{N}])/gu,
@@ -169,8 +170,7 @@ const brCpf: Check = (text) =>
   });
 
 const ELEVEN_DIGITS = /(?<![\w.-]|\d[ .-])\d{11}(?![\w-]|[ .,-]\d)/g;
-const plPesel: Check = (text) =>
-  some(text, ELEVEN_DIGITS, (m, at) => peselValid(m[0]) && labelled(text, at, LABEL.pesel));
+const plPesel: Check = (text) => some(text, ELEVEN_DIGITS, (m, at) => peselValid(m[0]) && labelled(text, at, LABEL.pesel));
 
 const CN_RESIDENT_ID = /(?<![\w-]|\d[ .-])[1-9]\d{16}[\dXx](?![\w-])/g;
 const cnResidentId: Check = (text) =>
@@ -180,8 +180,7 @@ const SG_NRIC = /(?<![\p{L}\p{N}])[STFG]\d{7}[A-Z](?![\p{L}\p{N}])/gu;
 const sgNric: Check = (text) => some(text, SG_NRIC, (m, at) => nricValid(m[0]) && notOtherId(text, at));
 
 const AU_TFN = /(?<![\w-]|\d[ .-])(\d{3}) ?(\d{3}) ?(\d{3})(?![\w-]|[ .,-]\d)/g;
-const auTfn: Check = (text) =>
-  some(text, AU_TFN, (m, at) => tfnValid(m[0].replace(/ /g, "")) && labelled(text, at, LABEL.tfn));
+const auTfn: Check = (text) => some(text, AU_TFN, (m, at) => tfnValid(m[0].replace(/ /g, "")) && labelled(text, at, LABEL.tfn));
 
 const KR_RRN = /(?<![\w-]|\d[ .-])(\d{2})(\d{2})(\d{2})-([1-8])(\d{6})(?![\w-])/g;
 const krRrn: Check = (text) =>
@@ -236,7 +235,7 @@ const noFodselsnummer: Check = (text) =>
     const d = m[0].replace(" ", "").split("").map(Number);
     const k1 = 11 - ([3, 7, 6, 1, 8, 9, 4, 5, 2].reduce((s, w, i) => s + w * d[i], 0) % 11);
     const k2 = 11 - ([5, 4, 3, 2, 7, 6, 5, 4, 3, 2].reduce((s, w, i) => s + w * d[i], 0) % 11);
-    return (k1 % 11) === d[9] && (k2 % 11) === d[10] && labelled(text, at, LABEL.norway);
+    return k1 % 11 === d[9] && k2 % 11 === d[10] && labelled(text, at, LABEL.norway);
   });
 
 // Belgian national register number: YY.MM.DD-SSS.CC, check = 97 − (first nine digits mod 97), +2000000000 after 2000.
@@ -256,8 +255,7 @@ const LABELLED_DOCUMENT = new RegExp(
   `(?:^|[^\\p{L}\\p{N}])(?:${DOCUMENT_WORDS})\\s*(?:(?:is|was|:|=|#|-|–)\\s*)*([A-Z0-9][A-Z0-9-]{4,16})(?![\\p{L}\\p{N}])`,
   "giu",
 );
-const labelledDocument: Check = (text) =>
-  some(text, LABELLED_DOCUMENT, (m) => m[1].replace(/\D/g, "").length >= 5);
+const labelledDocument: Check = (text) => some(text, LABELLED_DOCUMENT, (m) => m[1].replace(/\D/g, "").length >= 5);
 
 // A number its own label names is that number, whatever its check digits or ranges say: people mistype, formats
 // change, and a labelled "SIN 046 454 286" is a secret to the person even when no checksum confirms it. So each
@@ -286,8 +284,28 @@ const labelledShape: Check = (text) =>
   LABELLED_SHAPES.some(([name, shape]) => some(text, shape, (_m, at) => labelled(text, at, LABEL[name])));
 
 const CHECKS: readonly Check[] = [
-  usSsn, ukNino, caSin, esDni, nlBsn, itCodiceFiscale, frNir, deSteuerId, inAadhaar, brCpf, plPesel,
-  cnResidentId, sgNric, auTfn, krRrn, ukNhs, sePersonnummer, fiHetu, dkCpr, noFodselsnummer, beRrn, labelledDocument,
+  usSsn,
+  ukNino,
+  caSin,
+  esDni,
+  nlBsn,
+  itCodiceFiscale,
+  frNir,
+  deSteuerId,
+  inAadhaar,
+  brCpf,
+  plPesel,
+  cnResidentId,
+  sgNric,
+  auTfn,
+  krRrn,
+  ukNhs,
+  sePersonnummer,
+  fiHetu,
+  dkCpr,
+  noFodselsnummer,
+  beRrn,
+  labelledDocument,
   labelledShape,
 ];
 

@@ -9,7 +9,7 @@ const HAS_INVISIBLE = new RegExp(INVISIBLE.source, "u");
 /** A decimal digit other than ASCII 0-9 (Arabic-Indic, Devanagari, Thai, …), after NFKC. */
 const OTHER_DIGIT = /(?![0-9])\p{Nd}/gu;
 /** A run of spacing, dash and grouping marks between two digits. */
-const DIGIT_SEPARATORS = /(?<=\d)[\p{Zs}\t\p{Pd}\u2212.\/_·•‧∙]+(?=\d)/gu;
+const DIGIT_SEPARATORS = /(?<=\d)[\p{Zs}\t\p{Pd}\u2212./_·•‧∙]+(?=\d)/gu;
 const DASH = /[\p{Pd}\u2212]/u;
 
 // Unicode encodes decimal digits only in runs of ten, 0 to 9 in order, so a digit's value is its distance from the
@@ -32,7 +32,7 @@ function asciiDigit(ch: string): string {
 /** One separator for a run: a dash if it holds one, else its first mark, else a plain space. */
 function canonicalSeparator(run: string): string {
   if (DASH.test(run)) return "-";
-  const mark = /[.\/_·•‧∙]/.exec(run)?.[0];
+  const mark = /[./_·•‧∙]/.exec(run)?.[0];
   if (mark === undefined) return " ";
   return mark === "." || mark === "/" || mark === "_" ? mark : ".";
 }

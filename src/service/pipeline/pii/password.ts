@@ -5,22 +5,72 @@ import { isPlaceholder } from "./context.js";
 import { isCommentary } from "./words.js";
 
 const PASSWORD_WORDS = [
-  "passwords?", "passwd", "passphrase", "pass ?word", "pgpassword", "mysql_pwd", "contrase[ñn]as?", "clave de acceso",
-  "mot de passe", "mots de passe", "passwort", "kennwort", "senha", "wachtwoord", "l[öo]senord", "salasana",
-  "has[łl]o", "heslo", "пароль", "密码", "口令", "パスワード", "비밀번호",
-  "wpa2? key", "wpa2?-psk", "wi-?fi key", "wlan key", "network key", "psk",
+  "passwords?",
+  "passwd",
+  "passphrase",
+  "pass ?word",
+  "pgpassword",
+  "mysql_pwd",
+  "contrase[ñn]as?",
+  "clave de acceso",
+  "mot de passe",
+  "mots de passe",
+  "passwort",
+  "kennwort",
+  "senha",
+  "wachtwoord",
+  "l[öo]senord",
+  "salasana",
+  "has[łl]o",
+  "heslo",
+  "пароль",
+  "密码",
+  "口令",
+  "パスワード",
+  "비밀번호",
+  "wpa2? key",
+  "wpa2?-psk",
+  "wi-?fi key",
+  "wlan key",
+  "network key",
+  "psk",
   // Abbreviations that mean nothing but "password", so they read like it: "pw is x", "wifi pwd hunter2!".
-  "pwd", "pw", "pword", "psswd", "pswd", "passw", "mdp",
+  "pwd",
+  "pw",
+  "pword",
+  "psswd",
+  "pswd",
+  "passw",
+  "mdp",
 ].join("|");
 /** "key" is a password label only in a Wi-Fi context ("Wi-Fi: GuestNet / key: …"). */
 const WIFI_CONTEXT = /\b(?:wi-?fi|wlan|ssid|wireless|hotspot|router|network)\b/i;
 /** Everyday words that count only with ':' or '=' ("pass: x", "key=x" on a Wi-Fi line). */
 const TERSE_WORDS = ["pass(?! ?codes?)", "key"].join("|");
 const CODE_WORDS = [
-  "pin", "pin ?codes?", "pin-codes?", "pin numbers?", "passcodes?", "pass codes?", "security codes?",
-  "door codes?", "gate codes?", "alarm codes?", "garage codes?", "lock codes?", "safe codes?", "keypad codes?",
-  "entry codes?", "access codes?", "lockbox codes?", "combination", "code pin", "c[oó]digo pin", "geheimzahl",
-  "recovery codes?", "backup codes?",
+  "pin",
+  "pin ?codes?",
+  "pin-codes?",
+  "pin numbers?",
+  "passcodes?",
+  "pass codes?",
+  "security codes?",
+  "door codes?",
+  "gate codes?",
+  "alarm codes?",
+  "garage codes?",
+  "lock codes?",
+  "safe codes?",
+  "keypad codes?",
+  "entry codes?",
+  "access codes?",
+  "lockbox codes?",
+  "combination",
+  "code pin",
+  "c[oó]digo pin",
+  "geheimzahl",
+  "recovery codes?",
+  "backup codes?",
 ].join("|");
 /** Login pairs: "creds: admin/hunter2", "login admin : hunter2". */
 const CREDENTIAL_WORDS = ["credentials?", "creds", "logins?", "user/pass", "username/password", "user ?& ?pass"].join("|");
@@ -41,8 +91,7 @@ const VALUE = "(\"[^\"\\n]{1,120}\"|'[^'\\n]{1,120}'|`[^`\\n]{1,120}`|“[^”\\
 const TAIL_STRONG = new RegExp(`^${QUALIFIER}${STRONG}${VALUE}(.{0,16})`, "u");
 const TAIL_NATURAL = new RegExp(`^${QUALIFIER}${NATURAL}${VALUE}(.{0,16})`, "u");
 // After a lone word, what ends the statement: "password: sunflower." vs "password: check with IT".
-const CLAUSE_END =
-  /^\s*(?:$|[.,;!?()\[\]—–\n-]|(?:and|but|or|so|then|yesterday|today|now|since|until|which|btw)(?![\p{L}]))/iu;
+const CLAUSE_END = /^\s*(?:$|[.,;!?()[\]—–\n-]|(?:and|but|or|so|then|yesterday|today|now|since|until|which|btw)(?![\p{L}]))/iu;
 const TAIL_PAIR = /^\s*(?:[:=]|is|are)?\s*([^\s/:|]{1,64})\s*[/:|]\s*([^\s]{3,120})/u;
 const TAIL_BARE = new RegExp(`^\\s+${VALUE}`, "u");
 const TAIL_TO = new RegExp(`^\\s+(?:to|as|into|=)\\s+${VALUE}(.{0,12})`, "u");
@@ -73,8 +122,14 @@ function unwrap(raw: string): { value: string; quoted: boolean } {
 function looksLikePassword(value: string): boolean {
   if (value.length < 4) return false;
   if (/^[~.]?\/[\w./-]*$/.test(value) || /^[\w.+-]+@[\w-]+\.[\w.-]+$/.test(value)) return false; // path, email
-  if (/^v?\d+(?:\.\d+)+$/.test(value) || /^\d+[-–]?(?:char(?:acter)?s?|days?|digits?|months?|min|max|bit|chars?)$/i.test(value)) return false;
-  if (/^(?:argon2(?:id|i|d)?|bcrypt|scrypt|pbkdf2|sha-?\d+|md5|sha1|2fa|mfa|totp|1password|keepass(?:xc)?|lastpass|bitwarden|vault)$/i.test(value)) return false;
+  if (/^v?\d+(?:\.\d+)+$/.test(value) || /^\d+[-–]?(?:char(?:acter)?s?|days?|digits?|months?|min|max|bit|chars?)$/i.test(value))
+    return false;
+  if (
+    /^(?:argon2(?:id|i|d)?|bcrypt|scrypt|pbkdf2|sha-?\d+|md5|sha1|2fa|mfa|totp|1password|keepass(?:xc)?|lastpass|bitwarden|vault)$/i.test(
+      value,
+    )
+  )
+    return false;
   const letters = /\p{L}/u.test(value);
   const digits = /\d/.test(value);
   const symbols = /[^\p{L}\p{N}]/u.test(value);

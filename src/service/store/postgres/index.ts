@@ -155,12 +155,7 @@ async function run<R extends QueryResultRow>(db: Queryable, { sql, params }: Sta
   return (await db.query<R>(sql, params)).rows;
 }
 
-async function getIdempotency(
-  db: Queryable,
-  workspaceId: number,
-  key: string,
-  notBeforeMs: number,
-): Promise<IdempotencyRecord | null> {
+async function getIdempotency(db: Queryable, workspaceId: number, key: string, notBeforeMs: number): Promise<IdempotencyRecord | null> {
   const { rows } = await db.query<{ request_hash: string; response: string; created_at: number }>(
     "SELECT request_hash, response, created_at FROM idempotency_keys WHERE workspace_id = $1 AND key = $2 AND created_at >= $3",
     [workspaceId, key, notBeforeMs],
@@ -219,10 +214,10 @@ class PostgresWorkspaceTx implements WorkspaceTx {
   }
 
   async getMemory(id: number): Promise<MemoryRecord | null> {
-    const { rows } = await this.client.query<MemoryRow>(
-      `SELECT ${MEMORY_COLUMNS} FROM memories WHERE workspace_id = $1 AND id = $2`,
-      [this.workspaceId, id],
-    );
+    const { rows } = await this.client.query<MemoryRow>(`SELECT ${MEMORY_COLUMNS} FROM memories WHERE workspace_id = $1 AND id = $2`, [
+      this.workspaceId,
+      id,
+    ]);
     return rows[0] ? toMemory(rows[0]) : null;
   }
 
@@ -466,10 +461,10 @@ export class PostgresStore implements MemoryStore {
 
   async getMemories(workspaceId: number, ids: readonly number[]): Promise<MemoryRecord[]> {
     if (ids.length === 0) return [];
-    const { rows } = await this.q<MemoryRow>(
-      `SELECT ${MEMORY_COLUMNS} FROM memories WHERE workspace_id = $1 AND id = ANY($2::bigint[])`,
-      [workspaceId, [...ids]],
-    );
+    const { rows } = await this.q<MemoryRow>(`SELECT ${MEMORY_COLUMNS} FROM memories WHERE workspace_id = $1 AND id = ANY($2::bigint[])`, [
+      workspaceId,
+      [...ids],
+    ]);
     return rows.map(toMemory);
   }
 
@@ -477,7 +472,11 @@ export class PostgresStore implements MemoryStore {
     return (await run<MemoryRow>(this.db, listMemoriesStatement("postgres", workspaceId))).map(toMemory);
   }
 
-  browseMemories(workspaceId: number, filter: MemoryFilter, page: { limit: number; offset: number }): Promise<{ total: number; memories: MemoryRecord[] }> {
+  browseMemories(
+    workspaceId: number,
+    filter: MemoryFilter,
+    page: { limit: number; offset: number },
+  ): Promise<{ total: number; memories: MemoryRecord[] }> {
     return readBrowse("postgres", workspaceId, filter, page, this.readAll, (row) => toMemory(row as unknown as MemoryRow));
   }
 
@@ -684,10 +683,9 @@ export class PostgresStore implements MemoryStore {
   async ping(): Promise<boolean> {
     if (this.closed) return false;
     try {
-      await this.pool.query(
-        "INSERT INTO store_probe (id, at) VALUES (1, $1) ON CONFLICT (id) DO UPDATE SET at = EXCLUDED.at",
-        [Date.now()],
-      );
+      await this.pool.query("INSERT INTO store_probe (id, at) VALUES (1, $1) ON CONFLICT (id) DO UPDATE SET at = EXCLUDED.at", [
+        Date.now(),
+      ]);
       await this.pool.query("SELECT at FROM store_probe WHERE id = 1");
       this.reachable();
       return true;

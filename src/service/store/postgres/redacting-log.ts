@@ -34,9 +34,7 @@ function scrub(value: unknown, secrets: readonly string[]): unknown {
 export function redactingLog(log: ServiceLog, databaseUrl: string): ServiceLog {
   const secrets = passwordsOf(databaseUrl);
   if (secrets.length === 0) return log;
-  const wrap =
-    (emit: ServiceLog["info"]) =>
-    (msg: string, fields?: Record<string, unknown>) =>
-      emit(scrub(msg, secrets) as string, fields && (scrub(fields, secrets) as Record<string, unknown>));
+  const wrap = (emit: ServiceLog["info"]) => (msg: string, fields?: Record<string, unknown>) =>
+    emit(scrub(msg, secrets) as string, fields && (scrub(fields, secrets) as Record<string, unknown>));
   return { debug: wrap(log.debug), info: wrap(log.info), warn: wrap(log.warn), error: wrap(log.error) };
 }

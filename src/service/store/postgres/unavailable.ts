@@ -21,10 +21,7 @@ const NETWORK_CODES = new Set([
  * transaction left idle too long (25P03).
  */
 function isUnavailableSqlState(code: string): boolean {
-  return (
-    code.startsWith("08") ||
-    ["57P01", "57P02", "57P03", "53300", "57014", "55P03", "25P03"].includes(code)
-  );
+  return code.startsWith("08") || ["57P01", "57P02", "57P03", "53300", "57014", "55P03", "25P03"].includes(code);
 }
 
 const CONNECTION_MESSAGES = [
@@ -46,10 +43,7 @@ export function isStoreUnavailable(err: unknown): boolean {
 
 /** The error the HTTP layer answers with 503 store_unavailable; never carries SQL, parameters or memory text. */
 export function storeUnavailable(): ServiceError {
-  return new ServiceError(
-    "store_unavailable",
-    "The memory store (PostgreSQL) is unreachable right now; retry in a few seconds.",
-  );
+  return new ServiceError("store_unavailable", "The memory store (PostgreSQL) is unreachable right now; retry in a few seconds.");
 }
 
 /** Rethrows connection failures as store_unavailable and everything else unchanged. */

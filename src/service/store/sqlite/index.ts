@@ -317,9 +317,6 @@ const VECTORS_AND_TOMBSTONES =
   "WHERE m.workspace_id = @ws AND m.rev > @since " +
   `UNION ALL SELECT memory_id, rev, '${FORGOTTEN_EMBEDDER}', NULL FROM memory_tombstones WHERE workspace_id = @ws AND rev > @since`;
 
-
-
-
 /** The integer id SQLite assigned to the row just inserted. */
 function rowId(result: BetterSqlite3.RunResult): number {
   return Number(result.lastInsertRowid);
@@ -346,20 +343,22 @@ export function migrate(db: Db): number[] {
   // Rebuilding tables needs foreign keys off (it is a no-op inside a transaction); they are checked before commit.
   db.pragma("foreign_keys = OFF");
   // IMMEDIATE: two processes opening an old or fresh file at once must not both run the migrations.
-  const applied = db.transaction(() => {
-    const version = db.pragma("user_version", { simple: true }) as number;
-    const done: number[] = [];
-    for (let v = version; v < MIGRATIONS.length; v++) {
-      db.exec(MIGRATIONS[v]!);
-      done.push(v + 1);
-    }
-    if (done.length > 0) {
-      const broken = db.pragma("foreign_key_check") as unknown[];
-      if (broken.length > 0) throw new Error(`migrating the SQLite store left ${broken.length} dangling references; nothing was changed`);
-      db.pragma(`user_version = ${MIGRATIONS.length}`);
-    }
-    return done;
-  }).immediate();
+  const applied = db
+    .transaction(() => {
+      const version = db.pragma("user_version", { simple: true }) as number;
+      const done: number[] = [];
+      for (let v = version; v < MIGRATIONS.length; v++) {
+        db.exec(MIGRATIONS[v]!);
+        done.push(v + 1);
+      }
+      if (done.length > 0) {
+        const broken = db.pragma("foreign_key_check") as unknown[];
+        if (broken.length > 0) throw new Error(`migrating the SQLite store left ${broken.length} dangling references; nothing was changed`);
+        db.pragma(`user_version = ${MIGRATIONS.length}`);
+      }
+      return done;
+    })
+    .immediate();
   db.pragma("foreign_keys = ON");
   return applied;
 }
@@ -414,10 +413,12 @@ export function openSqliteStore(path: string): MemoryStore {
     getMemory: db.prepare(`SELECT ${MEMORY_COLUMNS} FROM memories WHERE id = ? AND +workspace_id = ?`),
     listMemories: db.prepare(listMemoriesStatement("sqlite", 0).sql),
     // Float rows for re-scoring the vector screen's few candidates (the cache keeps only int8 codes).
-    vectorsOf: db.prepare(
-      "SELECT m.id, m.rev, m.embedder_id, v.vector FROM memories m JOIN memory_vectors v ON v.memory_id = m.id " +
-        "WHERE +m.workspace_id = ? AND m.id IN (SELECT value FROM json_each(?))",
-    ).raw(),
+    vectorsOf: db
+      .prepare(
+        "SELECT m.id, m.rev, m.embedder_id, v.vector FROM memories m JOIN memory_vectors v ON v.memory_id = m.id " +
+          "WHERE +m.workspace_id = ? AND m.id IN (SELECT value FROM json_each(?))",
+      )
+      .raw(),
     countMemories: db.prepare("SELECT count(*) AS n FROM memories WHERE workspace_id = ?"),
     // Forgotten memories' revs count too: a rev is never handed out twice, even after the newest memory is forgotten.
     maxRev: db.prepare(
@@ -449,9 +450,7 @@ export function openSqliteStore(path: string): MemoryStore {
       `SELECT ${MEMORY_COLUMNS} FROM memories WHERE embedder_id <> ? AND embedder_id LIKE ? ESCAPE '\\' AND workspace_id = ? ` +
         "ORDER BY rev LIMIT ?",
     ),
-    getIdempotency: db.prepare(
-      "SELECT * FROM idempotency WHERE workspace_id = ? AND key = ? AND created_at >= ?",
-    ),
+    getIdempotency: db.prepare("SELECT * FROM idempotency WHERE workspace_id = ? AND key = ? AND created_at >= ?"),
     putIdempotency: db.prepare(
       "INSERT OR REPLACE INTO idempotency (workspace_id, key, request_hash, response, created_at) VALUES (?, ?, ?, ?, ?)",
     ),
@@ -464,9 +463,7 @@ export function openSqliteStore(path: string): MemoryStore {
     readProbe: db.prepare("SELECT at FROM probe WHERE id = 1"),
     // Id lists travel as one JSON array parameter, so each statement is prepared once. `+workspace_id` keeps the
     // planner on the primary key (the (workspace_id, rev) index would scan the whole workspace).
-    getMemories: db.prepare(
-      `SELECT ${MEMORY_COLUMNS} FROM memories WHERE +workspace_id = ? AND id IN (SELECT value FROM json_each(?))`,
-    ),
+    getMemories: db.prepare(`SELECT ${MEMORY_COLUMNS} FROM memories WHERE +workspace_id = ? AND id IN (SELECT value FROM json_each(?))`),
     touchMemories: db.prepare(
       "UPDATE memories SET access_count = access_count + 1, last_accessed_at = ? " +
         "WHERE +workspace_id = ? AND id IN (SELECT value FROM json_each(?))",
@@ -585,9 +582,7 @@ export function openSqliteStore(path: string): MemoryStore {
         values.rev = rev;
         sets.push("updated_at = @updated_at", "rev = @rev");
         // Only known columns reach here (MemoryPatch's keys), so the dynamic SET list is safe.
-        const result = db
-          .prepare(`UPDATE memories SET ${sets.join(", ")} WHERE id = @id AND +workspace_id = @workspace_id`)
-          .run(values);
+        const result = db.prepare(`UPDATE memories SET ${sets.join(", ")} WHERE id = @id AND +workspace_id = @workspace_id`).run(values);
         if (!result.changes) return null;
         if (vector) q.updateVector.run(vectorToBytes(vector), id);
         return getMemory(workspaceId, id);
