@@ -40,6 +40,9 @@ const SHELL_NOT_RUN: [RegExp, string][] = [
     "placeholders for a workspace and a public https receiver (test/service/webhooks.test.ts runs these commands)",
   ],
   [/^export BRAIN_DATABASE_URL=postgres:/, "needs a PostgreSQL at a placeholder address (test/postgres runs serve over one)"],
+  [/^npm ci$/, "builds the MCP Bundle: .ci/mcpb.sh builds, validates, unpacks and runs it as Claude Desktop would"],
+  [/^bash scripts\/container\/build\.sh/, "builds and runs the container image: .ci/container.sh does, with podman"],
+  [/^export BRAIN_DB_PASSWORD=/, "starts the compose file, whose PostgreSQL image no registry reachable here serves"],
 ];
 const SHELL_RUN = [/^export BRAIN_API_KEY=svc_ws_…/, /^pip install \.\/python$/];
 /** Code fragments that only run inside a program of the reader's (a webhook receiver's request handler). */
