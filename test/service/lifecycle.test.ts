@@ -287,7 +287,9 @@ describe("shutdown", () => {
   });
 
   it("SIGTERM under load: every in-flight store answers 200, new connections are refused, and the process exits 0 within the grace period despite a body that never ends", async () => {
-    const svc = await track(startService({ env: { BRAIN_EMBEDDER: "lexical" } }));
+    // The load is the point here, not the key's rate limit: a quick machine outruns the default bucket.
+    const unlimited = { BRAIN_RATE_LIMIT_RPS: "1000000", BRAIN_RATE_LIMIT_BURST: "1000000" };
+    const svc = await track(startService({ env: { BRAIN_EMBEDDER: "lexical", ...unlimited } }));
     const facts = [
       "Ines waters the ferns on Mondays.",
       "The boiler was serviced in March.",

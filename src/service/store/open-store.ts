@@ -11,7 +11,7 @@ export interface StoreLocation {
 export async function openStore(location: StoreLocation, opts: { log?: ServiceLog } = {}): Promise<MemoryStore> {
   if (location.databaseUrl) {
     // Loaded only when asked for: the pg driver is an optional dependency.
-    const modulePath = "./postgres.js";
+    const modulePath = "./postgres/index.js";
     const { openPostgresStore } = (await import(modulePath)) as {
       openPostgresStore: (databaseUrl: string, opts: { log?: ServiceLog }) => Promise<MemoryStore>;
     };
