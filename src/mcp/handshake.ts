@@ -2,9 +2,9 @@
 // build computed with the real server, then the byte stream goes on to the SDK's own stdio transport.
 // Only messages the SDK would certainly accept are answered here; anything else hands over at once, so the SDK
 // sees (and answers, or rejects) it exactly as it would have. Loading the SDK and zod is most of a cold start.
-// Why it exists (issue 23, `node test/bench/coldstart.js 15`, one run, load 14.9 on 2 cores): spawn to tools/list p50
-// 158 ms with it, 385 ms with the SDK alone (the same bundle without the recorded answers), 672 ms for the reference
-// server-memory: ratios 0.24 and 0.57 against DESIGN.md's goal of 0.35. The plain SDK path misses it, so this stays.
+// Why it exists (issue 23, `node test/bench/coldstart.js 15`, one run on a quiet machine, load 0.2): spawn to
+// tools/list p50 42 ms with it, 100 ms with the SDK alone (the same bundle without the recorded answers), 161 ms for
+// the reference server-memory: 0.26× and 0.62× against DESIGN.md's goal of 0.35×. The plain SDK path misses it.
 
 import { EventEmitter } from "node:events";
 import type { ToolNameMode } from "../config/env.js";

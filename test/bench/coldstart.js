@@ -19,7 +19,7 @@ const adapterEnv = { BRAIN_API_KEY: "svc_ws_" + "x".repeat(32), BRAIN_CONFIG: jo
 // The bundle's entry with its recorded answers left out; written beside it so its chunk imports resolve.
 const entry = join(root, "dist", "bundle", "brain-mcp.js");
 const sdkAlone = join(root, "dist", "bundle", "bench-sdk-alone.js");
-const withoutHandshake = readFileSync(entry, "utf8").replace(/return (\w+)\(t,\{handshake:\w+\}\)/, "return $1(t,{})");
+const withoutHandshake = readFileSync(entry, "utf8").replace(/\{handshake:\w+,?/, "{");
 if (withoutHandshake === readFileSync(entry, "utf8")) throw new Error("could not find the handshake in the bundle's entry");
 writeFileSync(sdkAlone, withoutHandshake);
 const sdkAloneBin = join(scratch, "sdk-alone.mjs");
