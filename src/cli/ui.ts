@@ -1,4 +1,4 @@
-// `brain-mcp ui`: a local, read-only dashboard over the service's own store (like `admin`, an operator's tool; the
+// `brain-mcp ui`: a local dashboard over the service's own store (like `admin`, an operator's tool; the
 // service's public API is untouched). Opened through a URL carrying a random token, as Jupyter does.
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -24,11 +24,15 @@ const usageError = (message: string) => flagUsageError("ui", USAGE, message);
 
 /** The store, the service's models and the dashboard over them, all in this process. */
 async function openDashboard(location: StoreLocation, env: NodeJS.ProcessEnv, log: ServiceLog) {
-  const [{ openStore }, { loadModels }, { createDashboard }] = await Promise.all([
-    import("../service/store/open-store.js"),
-    loadOptional(() => import("../service/models/index.js")),
-    import("../service/dashboard/data.js"),
-  ]);
+  const [{ openStore }, { loadModels }, { createDashboard }, { createDashboardWebhooks }, { webhookSettings }, { VERSION }] =
+    await Promise.all([
+      import("../service/store/open-store.js"),
+      loadOptional(() => import("../service/models/index.js")),
+      import("../service/dashboard/data.js"),
+      import("../service/dashboard/webhooks.js"),
+      import("../service/webhooks/settings.js"),
+      import("../version.js"),
+    ]);
   const store = await loadOptional(() => openStore(location, { log }));
   try {
     const models = await loadOptional(() => loadModels(env));
@@ -36,7 +40,9 @@ async function openDashboard(location: StoreLocation, env: NodeJS.ProcessEnv, lo
       await store.close();
       await models.close?.();
     };
-    return { dashboard: createDashboard({ store, embedder: models.embedder }), close };
+    // A test event from the dashboard is sent from this process, with the delivery settings `serve` reads.
+    const webhooks = createDashboardWebhooks(store, { settings: webhookSettings(env), log, version: VERSION });
+    return { dashboard: createDashboard({ store, embedder: models.embedder }), webhooks, close };
   } catch (err) {
     await store.close();
     throw err;
@@ -89,7 +95,14 @@ export async function runUi(argv: string[], env: NodeJS.ProcessEnv = process.env
     const inUrl = (h: string) => (h.includes(":") ? `[${h}]` : h);
     const shownHost = inUrl(address.address);
     const allowedHosts = [`127.0.0.1:${bound}`, `localhost:${bound}`, `${shownHost}:${bound}`, `${inUrl(host)}:${bound}`];
-    app = createUiApp({ dashboard: opened.dashboard, token, allowedHosts, cookieName: `brain_ui_${bound}`, log });
+    app = createUiApp({
+      dashboard: opened.dashboard,
+      webhooks: opened.webhooks,
+      token,
+      allowedHosts,
+      cookieName: `brain_ui_${bound}`,
+      log,
+    });
     say("open this URL in a browser (it holds this session's token; keep it to yourself):");
     process.stdout.write(`    http://${shownHost}:${bound}/?token=${token}\n`);
 

@@ -15,13 +15,6 @@ export type WebhookFlags = { workspace?: string; url?: string; events?: string; 
 
 const ACTIONS = ["add", "list", "remove", "rotate-secret", "enable", "test", "deliveries"];
 
-/** How long `webhook test` waits for the delivery's outcome beyond the response time limit. */
-const TEST_GRACE_MS = 5_000;
-
-function iso(ms: number | null): string | null {
-  return ms === null ? null : new Date(ms).toISOString();
-}
-
 /** Checks the command's shape before anything is opened. */
 export function checkWebhookCommand(positionals: string[], flags: WebhookFlags): void {
   const [, action, id] = positionals;
@@ -46,25 +39,22 @@ export async function runWebhook(
   log: ServiceLog,
 ): Promise<{ json: Record<string, unknown>; human: string[] }> {
   checkWebhookCommand(positionals, flags);
-  const [{ openStore }, events, target, deliver] = await Promise.all([
+  const [{ openStore }, admin, { webhookSettings }] = await Promise.all([
     loadOptional(() => import("../service/store/open-store.js")),
-    import("../service/webhooks/events.js"),
-    import("../service/webhooks/target.js"),
-    import("../service/webhooks/deliver.js"),
+    import("../service/webhooks/admin.js"),
+    import("../service/webhooks/settings.js"),
   ]);
   const [, action, rawId] = positionals;
-  const allowPrivate = (env.BRAIN_WEBHOOK_ALLOW_PRIVATE ?? "").trim() === "1";
+  const settings = webhookSettings(env);
   // Checked before the store opens: a refused URL or subscription writes nothing.
   let subscription: string[] = [];
   if (action === "add") {
-    subscription = events.parseSubscription(flags.events);
-    try {
-      await target.resolveTarget(flags.url!, allowPrivate, 5_000);
-    } catch (err) {
-      if (err instanceof target.UnsafeTargetError) throw err;
-      // A name not resolvable yet is no danger: every delivery resolves and checks it again.
-      process.stderr.write(`brain-mcp admin: warning: ${(err as Error).message}; deliveries will resolve and check it each time\n`);
-    }
+    const warn = (message: string) => process.stderr.write(`brain-mcp admin: warning: ${message}\n`);
+    const workspaceId = parseId(flags.workspace, "--workspace");
+    subscription = await admin.checkNewEndpoint(
+      { workspaceId, url: flags.url!, events: flags.events },
+      { allowPrivate: settings.allowPrivate, warn },
+    );
   }
   const store = await loadOptional(() => openStore(location, { log }));
   const hooks = store.webhooks;
@@ -77,48 +67,31 @@ export async function runWebhook(
     };
     switch (action) {
       case "add": {
-        const workspaceId = parseId(flags.workspace, "--workspace");
-        if (!(await store.getWorkspace(workspaceId))) throw new Error(`workspace ${workspaceId} does not exist`);
-        const secret = deliver.newWebhookSecret();
-        const id = await hooks.addEndpoint({
-          workspace_id: workspaceId,
-          url: flags.url!,
-          secret,
-          events: subscription,
-          created_at: Date.now(),
-        });
+        const added = await admin.insertEndpoint(
+          store,
+          { workspaceId: parseId(flags.workspace, "--workspace"), url: flags.url!, events: subscription },
+          Date.now(),
+        );
         const listens = subscription.length ? subscription.join(", ") : "every event";
         return {
-          json: { id, secret, workspace_id: workspaceId, url: flags.url, events: subscription },
+          json: { id: added.id, secret: added.secret, workspace_id: added.workspace_id, url: added.url, events: added.events },
           human: [
-            `Webhook endpoint ${id} for workspace ${workspaceId}: ${flags.url} (${listens}).`,
+            `Webhook endpoint ${added.id} for workspace ${added.workspace_id}: ${added.url} (${listens}).`,
             "Signing secret (shown once; store it now):",
-            secret,
+            added.secret,
           ],
         };
       }
       case "list": {
         const workspaceId = flags.workspace === undefined ? undefined : parseId(flags.workspace, "--workspace");
-        const all = await hooks.listEndpoints(workspaceId);
+        const all = (await hooks.listEndpoints(workspaceId)).map(admin.endpointView);
         return {
-          json: {
-            endpoints: all.map((e) => ({
-              id: e.id,
-              workspace_id: e.workspace_id,
-              url: e.url,
-              events: e.events,
-              created_at: iso(e.created_at),
-              disabled: e.disabled_at !== null,
-              disabled_at: iso(e.disabled_at),
-              disabled_reason: e.disabled_reason,
-              failure_streak: e.failure_streak,
-            })),
-          },
+          json: { endpoints: all },
           human: all.length
             ? all.map(
                 (e) =>
                   `${e.id}  workspace ${e.workspace_id}  ${e.url}  ${e.events.length ? e.events.join(",") : "every event"}` +
-                  (e.disabled_at !== null
+                  (e.disabled
                     ? `  DISABLED (${e.disabled_reason})`
                     : e.failure_streak > 0
                       ? `  ${e.failure_streak} failures in a row`
@@ -132,8 +105,8 @@ export async function runWebhook(
         return { json: { id: endpointId, removed: true }, human: [`Webhook endpoint ${endpointId} and its delivery log are removed.`] };
       }
       case "rotate-secret": {
-        const secret = deliver.newWebhookSecret();
-        if (!(await hooks.setSecret(endpointId!, secret))) throw new Error(`no webhook endpoint with id ${endpointId}`);
+        const secret = await admin.rotateSecret(store, endpointId!);
+        if (secret === null) throw new Error(`no webhook endpoint with id ${endpointId}`);
         return {
           json: { id: endpointId, secret },
           human: [`New signing secret for webhook endpoint ${endpointId} (the old one no longer signs; shown once):`, secret],
@@ -150,70 +123,37 @@ export async function runWebhook(
         const endpoint = await requireEndpoint();
         if (endpoint.disabled_at !== null)
           throw new Error(`webhook endpoint ${endpoint.id} is disabled; \`admin webhook enable ${endpoint.id}\` first`);
-        const { createWebhookRuntime } = await import("../service/webhooks/runtime.js");
         const { VERSION } = await import("../version.js");
-        const { webhookSettings } = await import("../service/webhooks/settings.js");
-        const eventId = await hooks.insertEvent({
-          workspace_id: endpoint.workspace_id,
-          type: events.TEST_EVENT_TYPE,
-          data: {
-            workspace_id: endpoint.workspace_id,
-            endpoint_id: endpoint.id,
-            message: "A test event sent by `brain-mcp admin webhook test`.",
-          },
-          endpoint_id: endpoint.id,
-          created_at: Date.now(),
+        const outcome = await admin.sendTestEvent(store, endpoint, {
+          settings,
+          log,
+          version: VERSION,
+          origin: "`brain-mcp admin webhook test`",
         });
-        // This process sends it (a running serve may take it first: the lease decides); then the log says how it went.
-        const settings = webhookSettings(env);
-        const runtime = createWebhookRuntime({ store, settings, log, now: Date.now, version: VERSION });
-        await runtime.runOnce();
-        const deadline = Date.now() + settings.responseTimeoutMs + TEST_GRACE_MS;
-        for (;;) {
-          const delivery = (await hooks.deliveries(endpoint.id, 50)).find((d) => d.event_id === eventId);
-          if (delivery && (delivery.status !== "pending" || delivery.last_error !== null)) {
-            if (delivery.status !== "delivered") {
-              throw new Error(`the test delivery ${delivery.msg_id} to endpoint ${endpoint.id} failed: ${delivery.last_error}`);
-            }
-            return {
-              json: { id: endpoint.id, msg_id: delivery.msg_id, delivered: true, status_code: delivery.last_status_code },
-              human: [`Test event ${delivery.msg_id} delivered to endpoint ${endpoint.id} (HTTP ${delivery.last_status_code}).`],
-            };
-          }
-          if (Date.now() > deadline)
-            throw new Error(
-              `the test delivery to endpoint ${endpoint.id} has no outcome yet; see \`admin webhook deliveries ${endpoint.id}\``,
-            );
-          await new Promise((r) => setTimeout(r, 100));
+        if (!outcome.delivered) {
+          throw new Error(
+            outcome.msg_id === null
+              ? `the test delivery to endpoint ${endpoint.id} has no outcome yet; see \`admin webhook deliveries ${endpoint.id}\``
+              : `the test delivery ${outcome.msg_id} to endpoint ${endpoint.id} failed: ${outcome.error}`,
+          );
         }
+        return {
+          json: { id: endpoint.id, msg_id: outcome.msg_id, delivered: true, status_code: outcome.status_code },
+          human: [`Test event ${outcome.msg_id} delivered to endpoint ${endpoint.id} (HTTP ${outcome.status_code}).`],
+        };
       }
       case "deliveries": {
         await requireEndpoint();
-        const rows = await hooks.deliveries(endpointId!, flags.limit === undefined ? 50 : Number(flags.limit));
+        const rows = (await hooks.deliveries(endpointId!, flags.limit === undefined ? 50 : Number(flags.limit))).map(admin.deliveryView);
         return {
-          json: {
-            endpoint_id: endpointId,
-            deliveries: rows.map((d) => ({
-              id: d.id,
-              msg_id: d.msg_id,
-              type: d.type,
-              status: d.status,
-              attempts: d.attempts,
-              created_at: iso(d.created_at),
-              last_attempt_at: iso(d.last_attempt_at),
-              next_attempt_at: iso(d.next_attempt_at),
-              last_status_code: d.last_status_code,
-              last_error: d.last_error,
-              delivered_at: iso(d.delivered_at),
-            })),
-          },
+          json: { endpoint_id: endpointId, deliveries: rows },
           human: rows.length
             ? rows.map(
                 (d) =>
                   `${d.msg_id}  ${d.type}  ${d.status}  ${d.attempts} attempt${d.attempts === 1 ? "" : "s"}` +
                   (d.last_status_code !== null ? `  HTTP ${d.last_status_code}` : "") +
                   (d.last_error ? `  last error: ${d.last_error}` : "") +
-                  (d.next_attempt_at !== null ? `  next attempt ${iso(d.next_attempt_at)}` : ""),
+                  (d.next_attempt_at !== null ? `  next attempt ${d.next_attempt_at}` : ""),
               )
             : [`No deliveries to endpoint ${endpointId} yet.`],
         };

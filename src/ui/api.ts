@@ -2,16 +2,20 @@
 import type { HealthResponse } from "../contract/wire.js";
 import type { DashboardKey, DashboardMemory, DuplicateView, MemoryPage, SearchHit, WorkspaceOverview } from "../service/dashboard/data.js";
 import type { UsageReport } from "../service/dashboard/usage.js";
+import type { DeliveryView, EndpointView, TestOutcome } from "../service/webhooks/admin.js";
 import type { MemoryStats } from "../service/store/types.js";
 
 export type {
   DashboardKey,
   DashboardMemory,
+  DeliveryView,
   DuplicateView,
+  EndpointView,
   HealthResponse,
   MemoryPage,
   MemoryStats,
   SearchHit,
+  TestOutcome,
   UsageReport,
   WorkspaceOverview,
 };

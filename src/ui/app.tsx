@@ -1,10 +1,9 @@
 // The dashboard's page: workspaces, a workspace's memories (search by meaning, filters, forgetting), one memory,
-// health, charts, usage and settings (API keys). Views live after `#` (the server serves one page); a view's search and filters live in its hash too, so
-// Back returns to the same list.
+// health, charts, usage, webhooks (./webhooks.tsx) and settings (API keys). Views live after `#` (the server serves one
+// page); a view's search and filters live in its hash too, so Back returns to the same list.
 import { render, type ComponentChildren } from "preact";
 import { useEffect, useRef, useState } from "preact/hooks";
 import {
-  api,
   isHit,
   post,
   type DashboardKey,
@@ -17,6 +16,8 @@ import {
   type WorkspaceOverview,
 } from "./api.js";
 import { BarChart, dailyBars } from "./charts.js";
+import { Confirm, Loading, ShownOnce, shortText, useApi, when } from "./parts.js";
+import { Webhooks } from "./webhooks.js";
 import { AGE_RANGES, FORGET_MIN_SCORE_DEFAULT, type HealthList } from "../service/dashboard/choices.js";
 import { NEVER_RETRIEVED_AFTER_DAYS, OVERLONG_CHARS, SIGNAL_LABELS, STALE_AFTER_DAYS } from "../contract/health.js";
 import "./app.css";
@@ -45,104 +46,9 @@ function useRoute(): Route {
   return route;
 }
 
-/** Loads `path` whenever it (or `version`, bumped after a change) changes; null while loading. */
-function useApi<T>(path: string | null, version = 0): { data: T | null; error: string | null } {
-  const key = path === null ? null : `${version} ${path}`;
-  const [state, setState] = useState<{ key: string | null; data: T | null; error: string | null }>({ key: null, data: null, error: null });
-  useEffect(() => {
-    if (path === null) return;
-    let live = true;
-    setState({ key, data: null, error: null });
-    api<T>(path).then(
-      (data) => live && setState({ key, data, error: null }),
-      (err: Error) => live && setState({ key, data: null, error: err.message }),
-    );
-    return () => {
-      live = false;
-    };
-  }, [key]);
-  return state.key === key ? state : { data: null, error: null };
-}
-
-/**
- * A change confirmed in place: the question and its two buttons, then the error (announced) or, when the caller does
- * not take it in `onDone` (its view reloads), the outcome.
- */
-function Confirm({
-  label,
-  question,
-  action,
-  onDone,
-}: {
-  label: string;
-  question: string;
-  action: () => Promise<string>;
-  onDone?: (outcome: string) => void;
-}) {
-  const [phase, setPhase] = useState<"idle" | "asking" | "working">("idle");
-  const [outcome, setOutcome] = useState<{ ok: boolean; text: string } | null>(null);
-  const run = async () => {
-    setPhase("working");
-    try {
-      const text = await action();
-      if (onDone) onDone(text);
-      else setOutcome({ ok: true, text });
-    } catch (err) {
-      setOutcome({ ok: false, text: (err as Error).message });
-    }
-    setPhase("idle");
-  };
-  return (
-    <div class="confirm">
-      {phase === "idle" && (
-        <button
-          type="button"
-          class="danger"
-          onClick={() => {
-            setOutcome(null);
-            setPhase("asking");
-          }}
-        >
-          {label}
-        </button>
-      )}
-      {phase !== "idle" && (
-        <fieldset aria-label="Confirm" class="confirm-box">
-          <p>{question}</p>
-          <button type="button" class="danger" disabled={phase === "working"} onClick={run}>
-            Yes, {label.replace(/…$/, "").toLowerCase()}
-          </button>{" "}
-          <button type="button" class="secondary" disabled={phase === "working"} onClick={() => setPhase("idle")}>
-            Cancel
-          </button>
-        </fieldset>
-      )}
-      {outcome && (
-        <p role={outcome.ok ? "status" : "alert"} class={outcome.ok ? "done" : "error"}>
-          {outcome.text}
-        </p>
-      )}
-    </div>
-  );
-}
-
-function Loading<T>({ state, children }: { state: { data: T | null; error: string | null }; children: (data: T) => ComponentChildren }) {
-  if (state.error)
-    return (
-      <p role="alert" class="error">
-        {state.error}
-      </p>
-    );
-  if (state.data === null) return <p aria-busy="true">Loading…</p>;
-  return <>{children(state.data)}</>;
-}
-
-const when = (iso: string | null) => (iso === null ? "never" : iso.replace("T", " ").replace("Z", " UTC"));
-const shortText = (text: string, max = 160) => (text.length > max ? `${text.slice(0, max - 1)}…` : text);
-
 function App() {
   const route = useRoute();
-  const [first, ws, sub, memoryId] = route.path;
+  const [first, ws, sub, item] = route.path;
   const workspaceId = first === "w" && ws !== undefined ? ws : null;
   // Moving between views puts the focus on the new view's heading, so keyboard and screen-reader users follow.
   const main = useRef<HTMLElement>(null);
@@ -151,11 +57,12 @@ function App() {
   }, [route.path.join("/")]);
   let view: ComponentChildren;
   if (workspaceId === null) view = <Workspaces />;
-  else if (sub === "m" && memoryId !== undefined) view = <Memory ws={workspaceId} id={memoryId} />;
+  else if (sub === "m" && item !== undefined) view = <Memory ws={workspaceId} id={item} />;
   else if (sub === "health") view = <Health ws={workspaceId} params={route.params} />;
   else if (sub === "charts") view = <Charts ws={workspaceId} />;
   else if (sub === "usage") view = <Usage ws={workspaceId} />;
   else if (sub === "settings") view = <Settings ws={workspaceId} />;
+  else if (sub === "webhooks") view = <Webhooks ws={workspaceId} endpoint={item} />;
   else view = <Memories ws={workspaceId} params={route.params} />;
   return (
     <>
@@ -172,7 +79,7 @@ function App() {
 }
 
 /** The workspace's views after the memory list, by their path segment. */
-const VIEWS = ["health", "charts", "usage", "settings"];
+const VIEWS = ["health", "charts", "usage", "webhooks", "settings"];
 
 function WorkspaceNav({ ws, current }: { ws: string; current: string }) {
   const state = useApi<WorkspaceOverview>(`/api/workspaces/${ws}`);
@@ -189,6 +96,7 @@ function WorkspaceNav({ ws, current }: { ws: string; current: string }) {
       {link("health", `#/w/${ws}/health`, "Health")}
       {link("charts", `#/w/${ws}/charts`, "Charts")}
       {link("usage", `#/w/${ws}/usage`, "Usage")}
+      {link("webhooks", `#/w/${ws}/webhooks`, "Webhooks")}
       {link("settings", `#/w/${ws}/settings`, "Settings")}
     </nav>
   );
@@ -859,13 +767,12 @@ function Settings({ ws }: { ws: string }) {
           </p>
         )}
         {created && (
-          <div role="status" class="new-key">
-            <p>Key #{created.id} is ready. Copy it now: it is shown only this once, and never again anywhere.</p>
-            <input class="key" type="text" readOnly value={created.key} aria-label="New API key" size={created.key.length} />{" "}
-            <button type="button" class="secondary" onClick={() => setCreated(null)}>
-              I have copied it
-            </button>
-          </div>
+          <ShownOnce
+            message={`Key #${created.id} is ready. Copy it now: it is shown only this once, and never again anywhere.`}
+            label="New API key"
+            value={created.key}
+            onDone={() => setCreated(null)}
+          />
         )}
         <Loading state={state}>
           {({ keys }) => (

@@ -3,13 +3,12 @@
 // test/postgres/vitest.service.config.ts (each service here then gets a database of its own, so no other test's
 // service delivers its events).
 import { execFileSync } from "node:child_process";
-import { randomBytes } from "node:crypto";
 import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { webhookPayloadProblems } from "../support/openapi.js";
-import { call, startService, TEST_DATABASE_URL, type ServiceHandle } from "../support/service.js";
+import { call, freshDatabase, startService, TEST_DATABASE_URL, type ServiceHandle } from "../support/service.js";
 import { startReceiver, type Receiver } from "../support/webhook-receiver.js";
 
 vi.setConfig({ testTimeout: 120_000, hookTimeout: 120_000 });
@@ -35,20 +34,6 @@ const FAST: NodeJS.ProcessEnv = {
   BRAIN_RATE_LIMIT_RPS: "1",
   BRAIN_RATE_LIMIT_BURST: "6",
 };
-
-/** Under PostgreSQL: a database of this file's own in the test cluster. */
-async function freshDatabase(): Promise<NodeJS.ProcessEnv> {
-  if (!TEST_DATABASE_URL) return {};
-  const { default: pg } = await import("pg");
-  const name = `webhooks_${randomBytes(6).toString("hex")}`;
-  const admin = new pg.Client({ connectionString: TEST_DATABASE_URL });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  const url = new URL(TEST_DATABASE_URL);
-  url.pathname = `/${name}`;
-  return { BRAIN_DATABASE_URL: url.toString() };
-}
 
 /** Runs statements directly on the service's store (what the API cannot do: open a transaction and roll it back). */
 async function onStore(
@@ -120,7 +105,7 @@ describe("webhooks from a running serve", () => {
   let receiver: Receiver;
 
   beforeAll(async () => {
-    env = { ...FAST, ...(await freshDatabase()) };
+    env = { ...FAST, ...(await freshDatabase("webhooks")) };
     receiver = await startReceiver();
     svc = await startService({ env });
   });
@@ -395,7 +380,7 @@ describe("webhooks from a running serve", () => {
 
 describe("webhook targets", () => {
   it("without BRAIN_WEBHOOK_ALLOW_PRIVATE, private and plain-http URLs are refused and nothing is written; an unresolvable name is accepted with a warning", async () => {
-    const extra = await freshDatabase();
+    const extra = await freshDatabase("webhooks");
     const svc = await startService({ env: { BRAIN_EMBEDDER: "lexical", ...extra } });
     try {
       for (const url of [
@@ -454,7 +439,7 @@ describe("webhook targets", () => {
 
   it("at delivery the resolved address is checked again: a private target is refused when the flag is off", async () => {
     const receiver = await startReceiver();
-    const extra = await freshDatabase();
+    const extra = await freshDatabase("webhooks");
     // Added while the flag was on; this serve runs without it.
     const svc = await startService({
       env: { BRAIN_EMBEDDER: "lexical", BRAIN_WEBHOOK_POLL_MS: "100", BRAIN_WEBHOOK_RETRY_SCHEDULE: "0", ...extra },
@@ -514,7 +499,7 @@ describe("delivery over https", () => {
       { stdio: "ignore" },
     );
     const receiver = await startReceiver({ tls: { cert: readFileSync(join(dir, "cert.pem")), key: readFileSync(join(dir, "key.pem")) } });
-    const extra = await freshDatabase();
+    const extra = await freshDatabase("webhooks");
     // The test's own certificate authority, trusted by this serve only.
     const svc = await startService({ env: { ...FAST, ...extra, NODE_EXTRA_CA_CERTS: join(dir, "cert.pem") } });
     try {
@@ -534,7 +519,7 @@ describe("delivery over https", () => {
 describe("delivery through a crash", () => {
   it("a delivery in flight when serve is killed is sent again once its lease lapses, with the same webhook-id", async () => {
     const receiver = await startReceiver();
-    const extra = await freshDatabase();
+    const extra = await freshDatabase("webhooks");
     // Lease: 2 × 1500 ms + 5 s. The receiver holds the first attempt open until after the kill.
     const first = await startService({ env: { ...FAST, ...extra } });
     let second: ServiceHandle | undefined;
@@ -563,7 +548,7 @@ describe("delivery through a crash", () => {
 
   it("an event written just before serve is killed with SIGKILL is delivered after the restart", async () => {
     const receiver = await startReceiver();
-    const extra = await freshDatabase();
+    const extra = await freshDatabase("webhooks");
     const slow = { ...FAST, ...extra, BRAIN_WEBHOOK_POLL_MS: "600000" };
     const first = await startService({ env: slow });
     let second: ServiceHandle | undefined;

@@ -1,6 +1,7 @@
 // Starts the REAL `brain-mcp serve` (node bin/brain-mcp.js, from dist/: run `npx tsc -p tsconfig.json` first) on
 // a free loopback port over a temp SQLite file, or over PostgreSQL when BRAIN_TEST_DATABASE_URL is set, and makes a
 // workspace key with `brain-mcp admin ... --json`.
+import { randomBytes } from "node:crypto";
 import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -43,6 +44,8 @@ export interface ServiceHandle extends WorkspaceKey {
   baseURL: string;
   /** The SQLite file, or undefined under PostgreSQL. */
   dbPath: string | undefined;
+  /** Under PostgreSQL, the database this service uses (a fresh one when its env named one). */
+  databaseUrl: string | undefined;
   /** The `--db`/env settings this service uses; pass to another startService to share its store. */
   storeArgs: string[];
   child: ChildProcess;
@@ -112,6 +115,23 @@ export function freshStore(dbPath?: string): { dbPath: string | undefined; store
   return { dbPath: path, storeArgs: ["--db", path] };
 }
 
+/**
+ * Under PostgreSQL, a database of the caller's own in the test cluster (no other file's `serve` then delivers its
+ * webhook events): the environment naming it. Empty on SQLite, where every service has its own file.
+ */
+export async function freshDatabase(prefix: string): Promise<NodeJS.ProcessEnv> {
+  if (!TEST_DATABASE_URL) return {};
+  const { default: pg } = await import("pg");
+  const name = `${prefix}_${randomBytes(6).toString("hex")}`;
+  const admin = new pg.Client({ connectionString: TEST_DATABASE_URL });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const url = new URL(TEST_DATABASE_URL);
+  url.pathname = `/${name}`;
+  return { BRAIN_DATABASE_URL: url.toString() };
+}
+
 /** Spawns `serve` and resolves once it prints its listening line; rejects with its output if it exits first. */
 export async function spawnServe(
   args: string[],
@@ -175,6 +195,7 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
     ...first,
     baseURL: url,
     dbPath,
+    databaseUrl: env.BRAIN_DATABASE_URL,
     storeArgs,
     child,
     stdout,
@@ -195,13 +216,13 @@ export async function startService(options: ServiceOptions = {}): Promise<Servic
 
 /** Reads the store directly (SQLite file or PostgreSQL), to check what the API cannot show. */
 export async function queryStore<T = Record<string, unknown>>(
-  handle: Pick<ServiceHandle, "dbPath">,
+  handle: Pick<ServiceHandle, "dbPath"> & Partial<Pick<ServiceHandle, "databaseUrl">>,
   sql: { sqlite: string; pg: string },
   params: unknown[] = [],
 ): Promise<T[]> {
   if (TEST_DATABASE_URL) {
     const { default: pg } = await import("pg");
-    const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
+    const client = new pg.Client({ connectionString: handle.databaseUrl ?? TEST_DATABASE_URL });
     await client.connect();
     try {
       return (await client.query(sql.pg, params)).rows as T[];
@@ -219,7 +240,10 @@ export async function queryStore<T = Record<string, unknown>>(
 }
 
 /** Usage events recorded for a workspace, by kind. */
-export async function usageCounts(handle: Pick<ServiceHandle, "dbPath">, workspaceId: number): Promise<{ write: number; read: number }> {
+export async function usageCounts(
+  handle: Pick<ServiceHandle, "dbPath"> & Partial<Pick<ServiceHandle, "databaseUrl">>,
+  workspaceId: number,
+): Promise<{ write: number; read: number }> {
   const rows = await queryStore<{ kind: string; n: number | string }>(
     handle,
     {
@@ -234,7 +258,10 @@ export async function usageCounts(handle: Pick<ServiceHandle, "dbPath">, workspa
 }
 
 /** The ids of a workspace's memories as the store holds them. */
-export async function memoryIds(handle: Pick<ServiceHandle, "dbPath">, workspaceId: number): Promise<Set<number>> {
+export async function memoryIds(
+  handle: Pick<ServiceHandle, "dbPath"> & Partial<Pick<ServiceHandle, "databaseUrl">>,
+  workspaceId: number,
+): Promise<Set<number>> {
   const rows = await queryStore<{ id: number | string }>(
     handle,
     {

@@ -11,10 +11,13 @@ import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ROUTES } from "../../src/contract/wire.js";
 import { baseEnv, call, ROOT, startService, type ServiceHandle } from "../support/service.js";
+import { startReceiver, type Receiver } from "../support/webhook-receiver.js";
 import { fillThroughService, MEMORIES, STORED_TEXTS, startUi, type UiHandle } from "./support.js";
 
 const CHROMIUM = "/usr/bin/chromium";
 const REBOUND_NAME = "rebound.example";
+/** Webhooks may reach the test receiver on 127.0.0.1 (both the service's worker and the dashboard send). */
+const HOOKS_ENV = { BRAIN_WEBHOOK_ALLOW_PRIVATE: "1" };
 const RECALLS = ["who is on call?", "where is the staging database?", "when is the offsite?"];
 const ARTIFACTS = join(ROOT, "test", "ui", "artifacts");
 /** The README's picture, written when BRAIN_UI_README_SCREENSHOT=1 (kept in git, so not on every run). */
@@ -31,14 +34,16 @@ describe.skipIf(!available)("the dashboard in chromium", () => {
   let stored: Record<string, any>[];
   /** Another site on this machine (another port: same site, other origin), whose page posts to the dashboard. */
   let attacker: Server | undefined;
+  /** A real webhook receiver on 127.0.0.1, verifying signatures with the standardwebhooks library. */
+  let receiver: Receiver;
   const elsewhere: string[] = [];
   const shot = (name: string) => page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true });
 
   beforeAll(async () => {
     mkdirSync(ARTIFACTS, { recursive: true });
     const { chromium } = await import("playwright-core");
-    [service, browser] = await Promise.all([
-      startService(),
+    [service, browser, receiver] = await Promise.all([
+      startService({ env: HOOKS_ENV }),
       chromium.launch({
         executablePath: CHROMIUM,
         args: [
@@ -51,13 +56,14 @@ describe.skipIf(!available)("the dashboard in chromium", () => {
           `--host-resolver-rules=MAP ${REBOUND_NAME} 127.0.0.1`,
         ],
       }),
+      startReceiver(),
     ]);
     stored = await fillThroughService(service);
     // An agent's recalls, for the recalls chart.
     for (const query of RECALLS) {
       await call(service.baseURL, "POST", ROUTES.retrieve.path, { key: service.apiKey, json: { query } });
     }
-    ui = await startUi(service.storeArgs, baseEnv());
+    ui = await startUi(service.storeArgs, baseEnv(HOOKS_ENV));
     // A context of its own, so a second page (the refusals test) shares its cookies.
     page = await (await browser.newContext({ viewport: { width: 1280, height: 860 } })).newPage();
     // A missing element fails its step with the locator named, well within the test's own timeout.
@@ -73,6 +79,7 @@ describe.skipIf(!available)("the dashboard in chromium", () => {
     await browser?.close();
     await ui?.stop();
     await service?.stop();
+    await receiver?.close();
   });
 
   it("opens from the printed URL, drops the token from the address, and lists the workspace", async () => {
@@ -304,6 +311,80 @@ describe.skipIf(!available)("the dashboard in chromium", () => {
       expect(recalled).not.toContain(coffee);
       expect(recalled).not.toContain(invoices);
       expect(recalled.length).toBeGreaterThan(0); // the others, not ticked, are still there
+    });
+
+    it("adds a webhook endpoint in Webhooks, shows its secret once, tests it, rotates the secret and removes it", async () => {
+      await page.goto(`${ui.base}/#/w/${service.workspaceId}`);
+      await page.getByRole("navigation", { name: "Workspace" }).getByRole("link", { name: "Webhooks" }).click();
+      await page.getByRole("heading", { level: 1, name: "Webhooks" }).waitFor();
+      await page.getByText("No endpoints yet.").waitFor();
+
+      // a target webhooks may not reach is refused with the reason, and nothing is added
+      await page.getByLabel("Endpoint URL").fill("ftp://127.0.0.1/hooks");
+      await page.getByRole("button", { name: "Add the endpoint" }).click();
+      await page.getByRole("alert").filter({ hasText: "must be https" }).waitFor();
+      await page.getByText("No endpoints yet.").waitFor();
+
+      await page.getByLabel("Endpoint URL").fill(`${receiver.url}/brain`);
+      await page.getByRole("checkbox", { name: "all lifecycle events" }).check();
+      await page.getByText("or single anomalies events").click();
+      await page.getByRole("checkbox", { name: "anomaly.auth_failures" }).check();
+      await page.getByRole("button", { name: "Add the endpoint" }).click();
+      const secret = await page.getByLabel("Signing secret").inputValue();
+      expect(secret).toMatch(/^whsec_/);
+      const id = Number(
+        /Endpoint #(\d+) is added/.exec((await page.getByRole("status").filter({ hasText: "is added" }).textContent())!)![1],
+      );
+      const row = page.getByRole("row", { name: new RegExp(`#${id}`) });
+      await row.getByText("lifecycle, anomaly.auth_failures").waitFor();
+      await row.getByText("active").waitFor();
+      await shot("10-webhook-added");
+      await page.getByRole("button", { name: "I have copied it" }).click();
+      await page.reload();
+      await row.waitFor();
+      expect(await page.content()).not.toContain(secret);
+
+      // a test event, verified by the receiver with the secret shown, and logged as delivered
+      receiver.setSecret(secret);
+      await row.getByRole("button", { name: `Send a test event to #${id}` }).click();
+      const delivered = page.getByRole("status").filter({ hasText: `delivered to endpoint #${id} (HTTP 204)` });
+      await delivered.waitFor({ timeout: 20_000 });
+      const msgId = /Test event (\S+) delivered/.exec((await delivered.textContent())!)![1]!;
+      const [message] = (await receiver.waitFor((all) => all.some((m) => m.id === msgId))).filter((m) => m.id === msgId);
+      expect(message).toMatchObject({ type: "webhook.test", path: "/brain" });
+      expect(message!.verified).toBe(true);
+      await page.getByRole("link", { name: `Deliveries of endpoint #${id}` }).click();
+      await page.getByRole("heading", { level: 1, name: `Deliveries of endpoint #${id}` }).waitFor();
+      const logged = page.getByRole("row", { name: new RegExp(msgId) });
+      await logged.waitFor();
+      await expect(logged.getByRole("cell").allTextContents()).resolves.toEqual(
+        expect.arrayContaining(["webhook.test", "delivered", "1", "HTTP 204"]),
+      );
+      await shot("11-webhook-deliveries");
+      await page.getByRole("link", { name: "Back to the webhooks" }).click();
+
+      // a new secret, shown once; the next delivery is signed with it and not with the old one
+      await row.getByRole("button", { name: `Rotate the secret of #${id}…` }).click();
+      await row.getByRole("button", { name: `Yes, rotate the secret of #${id}` }).click();
+      const rotated = await page.getByLabel("Signing secret").inputValue();
+      expect(rotated).toMatch(/^whsec_/);
+      expect(rotated).not.toBe(secret);
+      await row.getByRole("button", { name: `Send a test event to #${id}` }).click();
+      const again = page.getByRole("status").filter({ hasText: /Test event \S+ delivered/ });
+      await again.waitFor({ timeout: 20_000 });
+      const secondId = /Test event (\S+) delivered/.exec((await again.textContent())!)![1]!;
+      const second = (await receiver.waitFor((all) => all.some((m) => m.id === secondId))).find((m) => m.id === secondId)!;
+      expect(second.verified).toBe(false); // the receiver knows only the old secret
+      receiver.setSecret(rotated);
+      expect(second.verified).toBe(true);
+
+      await row.getByRole("button", { name: `Remove #${id}…` }).click();
+      await row.getByRole("button", { name: `Yes, remove #${id}` }).click();
+      await page
+        .getByRole("status")
+        .filter({ hasText: `Endpoint #${id} is removed.` })
+        .waitFor();
+      await page.getByText("No endpoints yet.").waitFor();
     });
 
     it("refuses a change without the CSRF token, from another origin, and under a forged Host", async () => {

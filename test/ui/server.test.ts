@@ -4,7 +4,8 @@
 import { createHash } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ROUTES } from "../../src/contract/wire.js";
-import { baseEnv, call, runCli, startService, usageCounts, type ServiceHandle } from "../support/service.js";
+import { baseEnv, call, freshDatabase, runCli, startService, usageCounts, type ServiceHandle } from "../support/service.js";
+import { startReceiver, type Receiver } from "../support/webhook-receiver.js";
 import { fillThroughService, MEMORIES, OVERLONG, rawGet, startUi, type UiHandle } from "./support.js";
 
 /** The session's CSRF token, as the page reads it. */
@@ -30,15 +31,26 @@ let stored: Record<string, any>[];
 /** Every body the dashboard answered, checked at the end for key material. */
 const seen: string[] = [];
 
+/** Webhooks may reach the test receiver on 127.0.0.1; an endpoint is disabled after 2 failures in a row. */
+const HOOKS_ENV: NodeJS.ProcessEnv = {
+  BRAIN_WEBHOOK_ALLOW_PRIVATE: "1",
+  BRAIN_WEBHOOK_DISABLE_AFTER_FAILURES: "2",
+  BRAIN_WEBHOOK_DISABLE_AFTER_HOURS: "0",
+  BRAIN_WEBHOOK_TIMEOUT_MS: "2000",
+};
+let receiver: Receiver;
+
 beforeAll(async () => {
-  service = await startService();
+  const env = { ...HOOKS_ENV, ...(await freshDatabase("ui_server")) };
+  [service, receiver] = await Promise.all([startService({ env }), startReceiver()]);
   stored = await fillThroughService(service);
-  ui = await startUi(service.storeArgs, baseEnv());
+  ui = await startUi(service.storeArgs, baseEnv(env));
 }, 120_000);
 
 afterAll(async () => {
   await ui?.stop();
   await service?.stop();
+  await receiver?.close();
 });
 
 const ws = () => service.workspaceId;
@@ -374,5 +386,140 @@ describe("the workspace owner's controls (POST with the session's Origin and CSR
     expect(current.end).toBeGreaterThan(Date.now());
     expect([current.write, current.read]).toEqual([counts.write, counts.read]);
     expect((await get("/api/workspaces/999999/usage")).status).toBe(404);
+  });
+});
+
+describe("webhooks in the workspace's settings", () => {
+  const hooks = () => `/api/workspaces/${ws()}/webhooks`;
+  const endpoints = async (workspace = ws()) => (await get(`/api/workspaces/${workspace}/webhooks`)).json.endpoints as any[];
+  const deliveries = async (id: number) => (await get(`${hooks()}/${id}/deliveries`)).json.deliveries as any[];
+  const secrets: string[] = [];
+  let endpointId: number;
+
+  it("adds an endpoint and shows its secret once; a test event reaches the receiver signed with it and is logged delivered", async () => {
+    const added = await post(hooks(), { url: receiver.url, events: ["lifecycle", "anomaly.auth_failures"] });
+    expect(added.status).toBe(201);
+    expect(added.headers["cache-control"]).toBe("no-store");
+    const { id, secret } = added.json;
+    expect(added.json).toMatchObject({
+      workspace_id: ws(),
+      url: receiver.url,
+      events: ["lifecycle", "anomaly.auth_failures"],
+      disabled: false,
+    });
+    expect(secret).toMatch(/^whsec_[A-Za-z0-9+/=]{20,}$/);
+    secrets.push(secret);
+    endpointId = id;
+    const listed = await endpoints();
+    expect(listed).toEqual([expect.objectContaining({ id, url: receiver.url, disabled: false, failure_streak: 0 })]);
+    expect(JSON.stringify(listed)).not.toContain(secret);
+
+    receiver.setSecret(secret);
+    const tested = await post(`${hooks()}/${id}/test`);
+    expect(tested.status).toBe(200);
+    expect(tested.json).toMatchObject({ id, delivered: true, status_code: 204 });
+    const [message] = await receiver.waitFor((all) => all.some((m) => m.id === tested.json.msg_id));
+    expect(message).toMatchObject({ id: tested.json.msg_id, type: "webhook.test" });
+    expect(message!.data).toMatchObject({ workspace_id: ws(), endpoint_id: id });
+    expect(message!.verified).toBe(true);
+    const log = await deliveries(id);
+    expect(log[0]).toMatchObject({
+      msg_id: tested.json.msg_id,
+      type: "webhook.test",
+      status: "delivered",
+      attempts: 1,
+      last_status_code: 204,
+    });
+  });
+
+  it("rotates the secret: shown once, and the next delivery is signed with the new secret, not the old", async () => {
+    const rotated = await post(`${hooks()}/${endpointId}/rotate-secret`);
+    expect(rotated.status).toBe(200);
+    const { secret } = rotated.json;
+    expect(secret).toMatch(/^whsec_/);
+    expect(secret).not.toBe(secrets[0]);
+    secrets.push(secret);
+    const tested = await post(`${hooks()}/${endpointId}/test`);
+    expect(tested.json.delivered).toBe(true);
+    const message = receiver.received.find((m) => m.id === tested.json.msg_id)!;
+    expect(message.verified).toBe(false); // the receiver knows only the old secret so far
+    receiver.setSecret(secret);
+    expect(message.verified).toBe(true);
+    expect(JSON.stringify(await endpoints())).not.toContain(secret);
+  });
+
+  it("a receiver that fails is shown failing, then disabled; a test is refused until it is enabled again", async () => {
+    receiver.respond(() => ({ status: 500 }));
+    try {
+      const failed = await post(`${hooks()}/${endpointId}/test`);
+      expect(failed.status).toBe(200);
+      expect(failed.json).toMatchObject({ id: endpointId, delivered: false });
+      expect(failed.json.error).toContain("500");
+      await post(`${hooks()}/${endpointId}/test`);
+      expect((await endpoints())[0]).toMatchObject({ id: endpointId, disabled: true, disabled_reason: expect.any(String) });
+      const refused = await post(`${hooks()}/${endpointId}/test`);
+      expect(refused.status).toBe(400);
+      expect(refused.json.error).toMatch(/disabled/);
+      expect((await deliveries(endpointId)).filter((d) => d.last_status_code === 500).length).toBeGreaterThanOrEqual(2);
+    } finally {
+      receiver.respond(() => ({ status: 204 }));
+    }
+    expect((await post(`${hooks()}/${endpointId}/enable`)).json).toEqual({ id: endpointId, enabled: true });
+    expect((await endpoints())[0]).toMatchObject({ disabled: false, failure_streak: 0 });
+    expect((await post(`${hooks()}/${endpointId}/test`)).json.delivered).toBe(true);
+  });
+
+  it("refuses a bad URL, an unsafe target or an unknown event with a 400 that says why, and adds nothing", async () => {
+    const before = await endpoints();
+    const cases: [unknown, RegExp][] = [
+      [{ url: "ftp://127.0.0.1/hook" }, /must be https/],
+      [{ url: "not a url" }, /not a valid absolute URL/],
+      [{ url: "https://user:pass@127.0.0.1/hook" }, /user name or password/],
+      [{ url: "http://93.184.215.14/hook" }, /plain http is allowed only to private addresses/],
+      [{ url: receiver.url, events: ["lifecycle", "nope"] }, /unknown webhook category or event type "nope"/],
+      [{ url: receiver.url, events: "lifecycle" }, /list of categories/],
+      [{ events: ["lifecycle"] }, /send a JSON body/],
+      [{ url: `https://example.com/${"a".repeat(2_100)}` }, /at most 2048 characters/],
+    ];
+    for (const [body, message] of cases) {
+      const res = await post(hooks(), body);
+      expect(res.status, JSON.stringify(body).slice(0, 60)).toBe(400);
+      expect(res.json.error).toMatch(message);
+      expect(res.text).not.toContain("pass@"); // a credential in a refused URL is not echoed
+    }
+    expect((await post(hooks())).status).toBe(400);
+    expect(await endpoints()).toEqual(before);
+  });
+
+  it("another workspace's endpoint is, from this workspace, no endpoint: every action is 404 and changes nothing", async () => {
+    const other = await service.newWorkspace("hooks elsewhere");
+    const theirs = await post(`/api/workspaces/${other.workspaceId}/webhooks`, { url: receiver.url });
+    expect(theirs.status).toBe(201);
+    const id = theirs.json.id;
+    for (const action of ["test", "rotate-secret", "enable", "remove"]) {
+      expect((await post(`${hooks()}/${id}/${action}`)).status, action).toBe(404);
+    }
+    expect((await get(`${hooks()}/${id}/deliveries`)).status).toBe(404);
+    expect((await endpoints(other.workspaceId)).map((e) => e.id)).toEqual([id]);
+    expect((await endpoints()).map((e) => e.id)).not.toContain(id);
+    // unknown endpoints and unknown actions
+    expect((await post(`${hooks()}/999999/test`)).status).toBe(404);
+    expect((await post(`${hooks()}/${endpointId}/explode`)).status).toBe(404);
+    // a change needs the CSRF token here as everywhere
+    expect((await post(`${hooks()}/${endpointId}/remove`, undefined, { "x-csrf-token": "" })).status).toBe(403);
+  });
+
+  it("removes an endpoint with its delivery log; no secret reached a log or another answer", async () => {
+    expect((await post(`${hooks()}/${endpointId}/remove`)).json).toEqual({ id: endpointId, removed: true });
+    expect((await endpoints()).map((e) => e.id)).not.toContain(endpointId);
+    expect((await get(`${hooks()}/${endpointId}/deliveries`)).status).toBe(404);
+    expect((await post(`${hooks()}/${endpointId}/remove`)).status).toBe(404);
+    const logs = ui.stdout() + ui.stderr() + service.stdout() + service.stderr();
+    for (const secret of secrets) {
+      expect(logs).not.toContain(secret);
+      expect(logs).not.toContain(secret.slice("whsec_".length));
+      for (const text of seen) expect(text).not.toContain(secret);
+    }
+    expect(ui.stderr()).toContain("dashboard added a webhook endpoint");
   });
 });

@@ -12,6 +12,8 @@ import { isStoreUnavailable } from "../http/errors.js";
 import { ServiceError, type ServiceLog } from "../types.js";
 import { HEALTH_LISTS } from "./choices.js";
 import { parseMemoryRequest, parseOffset, type Dashboard } from "./data.js";
+import type { DashboardWebhooks } from "./webhooks.js";
+import { WebhookRequestError } from "../webhooks/admin.js";
 
 /** Bytes of randomness in a session token (base64url in the printed URL). */
 export const UI_TOKEN_BYTES = 32;
@@ -36,7 +38,9 @@ const CSP =
 export const CSRF_HEADER = "x-csrf-token";
 /** Most memories one forget request may name (a search shows at most TOP_K_MAX). */
 export const FORGET_IDS_MAX = 100;
-/** Largest POST body read (a forget request's ids). */
+/** Longest webhook URL accepted from the dashboard. */
+export const WEBHOOK_URL_MAX = 2_048;
+/** Largest POST body read (a forget request's ids, a new webhook endpoint). */
 const BODY_MAX_BYTES = 16_384;
 
 export function newUiToken(): string {
@@ -51,6 +55,7 @@ export function sameSecret(given: string, expected: string): boolean {
 
 export interface UiAppOptions {
   dashboard: Dashboard;
+  webhooks: DashboardWebhooks;
   token: string;
   /** The Host header values accepted, e.g. `127.0.0.1:8788` and `localhost:8788`. */
   allowedHosts: readonly string[];
@@ -101,8 +106,18 @@ export function forgetIds(body: unknown): number[] | string {
   return ids as number[];
 }
 
+/** `{"url": "https://…", "events": ["lifecycle", "anomaly.auth_failures", …]}` (no events: every event). */
+export function newWebhook(body: unknown): { url: string; events: string[] } | string {
+  const { url, events = [] } = (body ?? {}) as { url?: unknown; events?: unknown };
+  if (typeof url !== "string" || url.trim() === "" || url.length > WEBHOOK_URL_MAX) {
+    return `send a JSON body {"url": "https://…", "events": [...]} with a URL of at most ${WEBHOOK_URL_MAX} characters`;
+  }
+  if (!Array.isArray(events) || !events.every((e) => typeof e === "string")) return "events is a list of categories and event types";
+  return { url: url.trim(), events: events as string[] };
+}
+
 export function createUiApp(options: UiAppOptions): Hono {
-  const { dashboard, token, cookieName, log } = options;
+  const { dashboard, webhooks, token, cookieName, log } = options;
   const allowedHosts = new Set(options.allowedHosts.map((h) => h.toLowerCase()));
   const allowedOrigins = new Set([...allowedHosts].map((h) => `http://${h}`));
   // Per session: a page that cannot read this origin's answers (same-origin policy) cannot learn it.
@@ -247,6 +262,61 @@ export function createUiApp(options: UiAppOptions): Hono {
     const forgotten = await dashboard.forget(ws, ids);
     log.info("dashboard forgot memories", { workspace: ws, asked: ids.length, forgotten: forgotten.length });
     return c.json({ forgotten });
+  });
+
+  app.get("/api/workspaces/:ws/webhooks", async (c) => {
+    const ws = await workspaceOf(c);
+    return ws === null ? notFound(c, "workspace") : c.json({ endpoints: await webhooks.webhooks(ws) });
+  });
+
+  app.post("/api/workspaces/:ws/webhooks", async (c) => {
+    const ws = await workspaceOf(c);
+    if (ws === null) return notFound(c, "workspace");
+    const request = newWebhook(await readJson(c));
+    if (typeof request === "string") return badRequest(c, request);
+    try {
+      const added = await webhooks.addWebhook(ws, request);
+      // Neither the URL (it may carry a token of the receiver's) nor the secret goes to the log.
+      log.info("dashboard added a webhook endpoint", { workspace: ws, endpoint_id: added.id });
+      return c.json(added, 201);
+    } catch (err) {
+      if (err instanceof WebhookRequestError) return badRequest(c, err.message);
+      throw err;
+    }
+  });
+
+  const endpointOf = (c: Context) => id(c.req.param("id"));
+
+  app.get("/api/workspaces/:ws/webhooks/:id/deliveries", async (c) => {
+    const ws = await workspaceOf(c);
+    const endpointId = endpointOf(c);
+    const found = ws === null || endpointId === null ? null : await webhooks.webhookDeliveries(ws, endpointId);
+    return found ? c.json(found) : notFound(c, "webhook endpoint");
+  });
+
+  app.post("/api/workspaces/:ws/webhooks/:id/:action{remove|enable|rotate-secret|test}", async (c) => {
+    const ws = await workspaceOf(c);
+    const endpointId = endpointOf(c);
+    if (ws === null || endpointId === null) return notFound(c, "webhook endpoint");
+    const action = c.req.param("action");
+    let answer: Record<string, unknown> | null = null;
+    try {
+      if (action === "remove") answer = (await webhooks.removeWebhook(ws, endpointId)) ? { id: endpointId, removed: true } : null;
+      else if (action === "enable") answer = (await webhooks.enableWebhook(ws, endpointId)) ? { id: endpointId, enabled: true } : null;
+      else if (action === "rotate-secret") {
+        const secret = await webhooks.rotateWebhookSecret(ws, endpointId);
+        answer = secret === null ? null : { id: endpointId, secret };
+      } else {
+        const outcome = await webhooks.testWebhook(ws, endpointId);
+        answer = outcome && { id: endpointId, ...outcome };
+      }
+    } catch (err) {
+      if (err instanceof WebhookRequestError) return badRequest(c, err.message);
+      throw err;
+    }
+    if (answer === null) return notFound(c, "webhook endpoint");
+    log.info(`dashboard webhook ${action}`, { workspace: ws, endpoint_id: endpointId });
+    return c.json(answer);
   });
 
   app.all("/api/*", (c) => notFound(c, "route"));

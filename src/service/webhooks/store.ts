@@ -77,9 +77,9 @@ export interface WebhookStore {
   markAndInsert(mark: string, event: NewWebhookEvent): Promise<boolean>;
   hasMark(workspaceId: number, mark: string): Promise<boolean>;
   clearMark(workspaceId: number, mark: string): Promise<void>;
-  /** Turns up to `limit` new events into deliveries, one per subscribed, enabled endpoint; returns how many events. */
   /** Whether any event awaits fan-out and any delivery is due: a read, so an idle worker takes no write lock. */
   pendingWork(nowMs: number): Promise<{ unsent: boolean; due: boolean }>;
+  /** Turns up to `limit` new events into deliveries, one per subscribed, enabled endpoint; returns how many events. */
   fanOut(nowMs: number, limit: number): Promise<number>;
   /** Leases up to `limit` due deliveries of enabled endpoints (several processes never lease the same one). */
   claim(nowMs: number, leaseMs: number, limit: number): Promise<ClaimedDelivery[]>;
