@@ -2,7 +2,7 @@
 // temp dir (as the `postgres` OS user when running as root), a postmaster on a free 127.0.0.1 port, trust auth on
 // loopback only, durable settings (fsync and synchronous_commit on). Removed by stop() or when this process exits.
 import { spawn, spawnSync } from "node:child_process";
-import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -35,6 +35,35 @@ const freePort = () =>
       srv.close(() => resolve(port));
     });
   });
+
+/**
+ * `BENCH_PG_SLOW_MS=N BENCH_PG_LOG_DIR=dir`: the cluster logs every statement slower than N ms, with its plan
+ * (auto_explain: ANALYZE, BUFFERS) and every autovacuum, to dir/postgresql.log (kept after the cluster goes).
+ */
+function slowStatementLog() {
+  const ms = process.env.BENCH_PG_SLOW_MS;
+  const dir = process.env.BENCH_PG_LOG_DIR;
+  if (!ms || !dir) return [];
+  mkdirSync(dir, { recursive: true });
+  const user = serverUser();
+  if (user) chownSync(dir, user.uid, user.gid);
+  const settings = {
+    logging_collector: "on",
+    log_directory: dir,
+    log_filename: "postgresql.log",
+    log_min_duration_statement: ms,
+    log_autovacuum_min_duration: "0",
+    log_checkpoints: "on",
+    log_lock_waits: "on",
+    log_line_prefix: "%m [%p] ",
+    shared_preload_libraries: "auto_explain,pg_stat_statements",
+    "auto_explain.log_min_duration": ms,
+    "auto_explain.log_analyze": "on",
+    "auto_explain.log_buffers": "on",
+    "auto_explain.log_nested_statements": "on",
+  };
+  return Object.entries(settings).flatMap(([k, v]) => ["-c", `${k}=${v}`]);
+}
 
 /** Starts a cluster with one database `brain`; returns { url, version, stop }. */
 export async function startPostgres({ sharedBuffers = "256MB" } = {}) {
@@ -79,6 +108,7 @@ export async function startPostgres({ sharedBuffers = "256MB" } = {}) {
       "log_min_messages=warning",
       "-c",
       "TimeZone=UTC",
+      ...slowStatementLog(),
     ],
     { ...as, env, cwd: dir, detached: true, stdio: "ignore" },
   );

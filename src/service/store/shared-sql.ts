@@ -96,6 +96,10 @@ export const workspaceToken = (workspaceId: number) => `w${workspaceId}`;
  * at most POSTINGS_PER_TERM of them, so a common word costs no more than that (and its weight is small either way):
  * SQLite's FTS5 table (unicode61, diacritics folded) or PostgreSQL's GIN index over a `simple` tsvector (no stemming:
  * names stay names). The same formula on both stores; measured against FTS5's bm25() in docs/decisions.md (issue 18).
+ * Nothing is joined, so each part runs once whatever the planner estimates: the workspace's count is a scalar
+ * subquery (computed once) and each word's count a window over its postings. As joined subqueries, PostgreSQL (before
+ * the table had statistics) ran both once per matching memory: a second for a common word at 10,000 memories
+ * (docs/decisions.md, "PostgreSQL's retrieve tail").
  */
 export function lexicalSearchStatement(dialect: Dialect, workspaceId: number, terms: readonly string[], limit: number): Statement {
   const p = new Params(dialect);
@@ -114,10 +118,10 @@ export function lexicalSearchStatement(dialect: Dialect, workspaceId: number, te
                     (SELECT id FROM memories WHERE workspace_id = ${p.add(workspaceId)} AND lexemes @@ terms.q LIMIT ${POSTINGS_PER_TERM}) AS m)`;
   return p.statement(
     `WITH ${postings},
-          df AS (SELECT t, count(*) AS n FROM hits GROUP BY t),
+          weighted AS (SELECT id, count(*) OVER (PARTITION BY t) AS df FROM hits),
           total AS (SELECT count(*) AS n FROM memories WHERE workspace_id = ${p.add(workspaceId)})
-     SELECT hits.id, CAST(sum(ln(1 + (total.n - df.n + 0.5) / (df.n + 0.5))) AS double precision) AS score
-       FROM hits JOIN df USING (t) CROSS JOIN total
-      GROUP BY hits.id ORDER BY score DESC, hits.id LIMIT ${p.add(limit)}`,
+     SELECT id, CAST(sum(ln(1 + ((SELECT n FROM total) - df + 0.5) / (df + 0.5))) AS double precision) AS score
+       FROM weighted
+      GROUP BY id ORDER BY score DESC, id LIMIT ${p.add(limit)}`,
   );
 }

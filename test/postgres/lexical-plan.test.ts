@@ -1,0 +1,98 @@
+// The lexical search's plan on PostgreSQL, read from EXPLAIN ANALYZE: the workspace is counted once per query, whatever
+// the planner knows. Before the table had statistics (a fresh table, or one just filled), the count was inlined into a
+// nested loop and run once per matching memory: 1 s for a common word at 10,000 memories (docs/decisions.md, pgtail).
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import pg from "pg";
+import { openPostgresStore, type PostgresStore } from "../../src/service/store/postgres/index.js";
+import { lexicalSearchStatement } from "../../src/service/store/shared-sql.js";
+import { canStartPostgres, startPostgres, type PgCluster } from "../support/pg.js";
+
+const MEMORIES = 3_000;
+
+interface PlanNode {
+  "Node Type": string;
+  "Relation Name"?: string;
+  "Actual Loops": number;
+  "Recheck Cond"?: string;
+  "Index Cond"?: string;
+  Filter?: string;
+  Plans?: PlanNode[];
+}
+
+function* nodes(node: PlanNode): Generator<PlanNode> {
+  yield node;
+  for (const child of node.Plans ?? []) yield* nodes(child);
+}
+
+describe.skipIf(!canStartPostgres())("the lexical search's plan on PostgreSQL", () => {
+  let cluster: PgCluster;
+  let store: PostgresStore;
+  let client: pg.Client;
+  let workspaceId: number;
+
+  beforeAll(async () => {
+    cluster = await startPostgres();
+    const url = await cluster.createDatabase();
+    store = await openPostgresStore(url);
+    client = new pg.Client({ connectionString: url });
+    await client.connect();
+    // No statistics for the whole test: what a table looks like between a bulk load and autovacuum's first analyze.
+    await client.query("ALTER TABLE memories SET (autovacuum_enabled = false)");
+    const created = Date.UTC(2025, 0, 1);
+    workspaceId = (
+      await store.insertWorkspace({ name: "plan", plan: "free", billing_cycle: "monthly", status: "active", created_at: created })
+    ).id;
+    await store.writeInWorkspace(workspaceId, async (tx) => {
+      for (let i = 0; i < MEMORIES; i++) {
+        await tx.insertMemory({
+          workspace_id: workspaceId,
+          // "harbour" in every third memory: a common word, hundreds of matches
+          text: `memory ${i} ${i % 3 === 0 ? "harbour" : "meadow"} note ${i % 7 === 0 ? "lantern" : "pebble"}`,
+          meta: {},
+          vector: new Float32Array([1, 0, 0]),
+          embedder_id: "emb-a",
+          importance: 5,
+          temporal_type: "persistent",
+          valid_until: null,
+          categories: [],
+          created_at: created + i,
+        });
+      }
+    });
+  }, 120_000);
+
+  afterAll(async () => {
+    await client?.end().catch(() => {});
+    await store?.close().catch(() => {});
+    await cluster?.stop();
+  });
+
+  it.each([[["harbour"]], [["harbour", "lantern"]]])(
+    "runs no part of the plan once per matching memory, even before the table has statistics (%j)",
+    async (terms) => {
+      const { rows: stats } = await client.query(
+        "SELECT last_analyze, last_autoanalyze FROM pg_stat_user_tables WHERE relname = 'memories'",
+      );
+      expect(stats[0]).toEqual({ last_analyze: null, last_autoanalyze: null });
+      const { sql, params } = lexicalSearchStatement("postgres", workspaceId, terms, 50);
+      const { rows } = await client.query(`EXPLAIN (ANALYZE, FORMAT JSON) ${sql}`, params);
+      const plan = (rows[0]["QUERY PLAN"] as { Plan: PlanNode }[])[0]!.Plan;
+      // Each word's lookup runs once per word; everything else once. "harbour" alone matches 1,000 memories.
+      const loops = [...nodes(plan)].map((n) => n["Actual Loops"]);
+      expect(Math.max(...loops)).toBeLessThanOrEqual(terms.length);
+      // The count reads memories by workspace alone (the word lookups carry the tsquery, `@@`), once.
+      const countScans = [...nodes(plan)].filter(
+        (n) => n["Relation Name"] === "memories" && !`${n["Recheck Cond"]} ${n["Index Cond"]} ${n.Filter}`.includes("@@"),
+      );
+      expect(countScans.map((n) => n["Actual Loops"])).toEqual([1]);
+    },
+  );
+
+  it("ranks as before: each memory scores the IDFs of the query words it holds", async () => {
+    // And the answer is the same: the memories holding both words first, each scoring both words' IDFs.
+    const idf = (n: number) => Math.log(1 + (MEMORIES - n + 0.5) / (n + 0.5));
+    const found = await store.searchText(workspaceId, ["harbour", "lantern"], 50);
+    expect(found).toHaveLength(50);
+    for (const m of found) expect(m.score).toBeCloseTo(idf(MEMORIES / 3) + idf(Math.ceil(MEMORIES / 7)), 9);
+  });
+});
