@@ -88,6 +88,12 @@ describe.skipIf(!canStartPostgres())("the lexical search's plan on PostgreSQL", 
     },
   );
 
+  it("writes each memory straight into the index: no pending list for searches to scan or a store to merge", async () => {
+    await client.query("CREATE EXTENSION IF NOT EXISTS pgstattuple");
+    const { rows } = await client.query("SELECT pending_pages, pending_tuples FROM pgstatginindex('memories_lexemes')");
+    expect(rows[0]).toEqual({ pending_pages: 0, pending_tuples: "0" });
+  });
+
   it("ranks as before: each memory scores the IDFs of the query words it holds", async () => {
     // And the answer is the same: the memories holding both words first, each scoring both words' IDFs.
     const idf = (n: number) => Math.log(1 + (MEMORIES - n + 0.5) / (n + 0.5));
