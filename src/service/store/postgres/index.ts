@@ -45,6 +45,7 @@ import { postgresRunner } from "../../webhooks/sql.js";
 import {
   LIST_WORKSPACES_SQL,
   MEMORY_COLUMNS,
+  Params,
   bytesToVector,
   healthCountsStatement,
   lexicalSearchStatement,
@@ -114,8 +115,18 @@ function poolSizeFromUrl(databaseUrl: string): number | undefined {
   }
 }
 
-/** Each workspace's writes serialize on this lock; a 64-bit hash of a namespaced id keeps it apart from others'. */
-const WORKSPACE_LOCK_SQL = "SELECT pg_advisory_xact_lock(hashtextextended('brain-mcp:ws:' || $1::text, 0))";
+/**
+ * Opens a transaction holding the workspace's write lock, in one round trip (both statements in one message, so the
+ * id is written into it: an integer, checked). Each workspace's writes serialize on this lock; a 64-bit hash of a
+ * namespaced id keeps it apart from others'. The lock is its own statement: the next one reads a snapshot taken after
+ * it was granted, so it sees every write committed before.
+ */
+function beginLocked(workspaceId: number): string {
+  if (!Number.isSafeInteger(workspaceId)) throw new Error("a workspace id is an integer");
+  return `BEGIN; SELECT pg_advisory_xact_lock(hashtextextended('brain-mcp:ws:${workspaceId}', 0))`;
+}
+/** Bookkeeping, not a memory: no wait for the WAL flush (the server writes it within 3 × wal_writer_delay). */
+const BEGIN_BOOKKEEPING = "BEGIN; SET LOCAL synchronous_commit = off";
 /** Serializes "create the first workspace when there is none" across processes. */
 const FIRST_WORKSPACE_LOCK_SQL = "SELECT pg_advisory_xact_lock(hashtextextended('brain-mcp:first-workspace', 0))";
 
@@ -183,13 +194,13 @@ async function insertKey(db: Queryable, key: NewKey): Promise<number> {
 }
 
 async function recordUsage(db: Queryable, workspaceId: number, kind: UsageKind, memoryId: number | null, nowMs: number) {
-  await db.query("INSERT INTO usage_events (workspace_id, kind, memory_id, created_at) VALUES ($1, $2, $3, $4)", [
-    workspaceId,
-    kind,
-    memoryId,
-    nowMs,
-  ]);
+  const p = new Params("postgres");
+  const { sql, params } = p.statement(usageInsert(p, workspaceId, kind, memoryId, nowMs));
+  await db.query(sql, params);
 }
+
+const usageInsert = (p: Params, workspaceId: number, kind: UsageKind, memoryId: number | null, nowMs: number) =>
+  `INSERT INTO usage_events (workspace_id, kind, memory_id, created_at) VALUES (${p.add(workspaceId)}, ${p.add(kind)}, ${p.add(memoryId)}, ${p.add(nowMs)})`;
 
 /**
  * The workspace's next rev, computed in the writing statement; `workspaceParam` is the placeholder holding the
@@ -199,32 +210,61 @@ const nextRev = (workspaceParam: string) =>
   `(SELECT GREATEST((SELECT COALESCE(MAX(rev), 0) FROM memories WHERE workspace_id = ${workspaceParam}), ` +
   `(SELECT COALESCE(MAX(rev), 0) FROM memory_tombstones WHERE workspace_id = ${workspaceParam})) + 1)`;
 
+/** A write that answers nothing: its data-modifying statements, their placeholders from the shared `p`. */
+type PendingWrite = (p: Params) => string[];
+
 class PostgresWorkspaceTx implements WorkspaceTx {
+  /**
+   * Writes that answer nothing (the usage event, the idempotency record) wait here and go to the database as one
+   * statement, before the next statement of the transaction or before its COMMIT: a store's last writes cost one
+   * round trip, and every statement still sees the writes made before it.
+   */
+  private pending: PendingWrite[] = [];
+  /** An idempotency record is among the waiting writes. */
+  private recordPending = false;
+
   constructor(
     readonly workspaceId: number,
     private readonly client: PoolClient,
   ) {}
 
-  vectorsSince(sinceRev: number): Promise<VectorRecord[]> {
-    return vectorsSince(this.client, this.workspaceId, sinceRev);
+  /** Sends the waiting writes (as one statement, each a part of its WITH); the transaction's end calls this too. */
+  async writePending(): Promise<void> {
+    if (this.pending.length === 0) return;
+    const p = new Params("postgres");
+    const parts = this.pending.flatMap((write) => write(p));
+    this.pending = [];
+    this.recordPending = false;
+    const sql = parts.length === 1 ? parts[0]! : `WITH ${parts.map((part, i) => `w${i} AS (${part})`).join(", ")} SELECT 1`;
+    await this.client.query(sql, p.values);
   }
 
-  vectorsOf(ids: readonly number[]): Promise<VectorRecord[]> {
-    return vectorsOf(this.client, this.workspaceId, ids);
+  /** The transaction's connection, once the waiting writes are in. */
+  private async db(): Promise<PoolClient> {
+    await this.writePending();
+    return this.client;
+  }
+
+  async vectorsSince(sinceRev: number): Promise<VectorRecord[]> {
+    return vectorsSince(await this.db(), this.workspaceId, sinceRev);
+  }
+
+  async vectorsOf(ids: readonly number[]): Promise<VectorRecord[]> {
+    return vectorsOf(await this.db(), this.workspaceId, ids);
   }
 
   async getMemory(id: number): Promise<MemoryRecord | null> {
-    const { rows } = await this.client.query<MemoryRow>(`SELECT ${MEMORY_COLUMNS} FROM memories WHERE workspace_id = $1 AND id = $2`, [
-      this.workspaceId,
-      id,
-    ]);
+    const { rows } = await (await this.db()).query<MemoryRow>(
+      `SELECT ${MEMORY_COLUMNS} FROM memories WHERE workspace_id = $1 AND id = $2`,
+      [this.workspaceId, id],
+    );
     return rows[0] ? toMemory(rows[0]) : null;
   }
 
   async insertMemory(m: NewMemory): Promise<MemoryRecord> {
     for (let attempt = 1; ; attempt++) {
       // ON CONFLICT rather than an error: a failed statement would abort the whole transaction.
-      const { rows } = await this.client.query<MemoryRow>(
+      const { rows } = await (await this.db()).query<MemoryRow>(
         `INSERT INTO memories (id, workspace_id, text, meta, vector, embedder_id, importance, temporal_type, valid_until,
                                categories, created_at, updated_at, last_accessed_at, access_count, rev)
          OVERRIDING SYSTEM VALUE
@@ -269,32 +309,36 @@ class PostgresWorkspaceTx implements WorkspaceTx {
     if (patch.last_accessed_at !== undefined) set("last_accessed_at", patch.last_accessed_at);
     set("updated_at", nowMs);
     sets.push(`rev = ${nextRev("$1")}`);
-    const { rows } = await this.client.query<MemoryRow>(
+    const { rows } = await (await this.db()).query<MemoryRow>(
       `UPDATE memories SET ${sets.join(", ")} WHERE workspace_id = $1 AND id = $2 RETURNING ${MEMORY_COLUMNS}`,
       params,
     );
     return rows[0] ? toMemory(rows[0]) : null;
   }
 
-  getIdempotency(key: string, notBeforeMs: number): Promise<IdempotencyRecord | null> {
-    return getIdempotency(this.client, this.workspaceId, key, notBeforeMs);
+  async getIdempotency(key: string, notBeforeMs: number): Promise<IdempotencyRecord | null> {
+    return getIdempotency(await this.db(), this.workspaceId, key, notBeforeMs);
   }
 
   async putIdempotency(record: IdempotencyRecord, expireBeforeMs: number): Promise<void> {
-    // One round trip: expire the workspace's old records (never the one being written) and upsert this one.
-    await this.client.query(
-      `WITH expired AS (
-         DELETE FROM idempotency_keys WHERE workspace_id = $1 AND created_at < $6 AND key <> $2
-       )
-       INSERT INTO idempotency_keys (workspace_id, key, request_hash, response, created_at) VALUES ($1, $2, $3, $4, $5)
-       ON CONFLICT (workspace_id, key) DO UPDATE
-         SET request_hash = EXCLUDED.request_hash, response = EXCLUDED.response, created_at = EXCLUDED.created_at`,
-      [this.workspaceId, record.key, record.request_hash, JSON.stringify(record.response), record.created_at, expireBeforeMs],
-    );
+    // Two upserts of one key in one statement would collide: a second record waits for the first to be written.
+    if (this.recordPending) await this.writePending();
+    this.recordPending = true;
+    this.pending.push((p) => {
+      const [ws, key] = [p.add(this.workspaceId), p.add(record.key)];
+      return [
+        // the workspace's old records go (never the one being written)
+        `DELETE FROM idempotency_keys WHERE workspace_id = ${ws} AND created_at < ${p.add(expireBeforeMs)} AND key <> ${key}`,
+        `INSERT INTO idempotency_keys (workspace_id, key, request_hash, response, created_at)
+         VALUES (${ws}, ${key}, ${p.add(record.request_hash)}, ${p.add(JSON.stringify(record.response))}, ${p.add(record.created_at)})
+         ON CONFLICT (workspace_id, key) DO UPDATE
+           SET request_hash = EXCLUDED.request_hash, response = EXCLUDED.response, created_at = EXCLUDED.created_at`,
+      ];
+    });
   }
 
-  recordUsage(kind: UsageKind, memoryId: number | null, nowMs: number): Promise<void> {
-    return recordUsage(this.client, this.workspaceId, kind, memoryId, nowMs);
+  async recordUsage(kind: UsageKind, memoryId: number | null, nowMs: number): Promise<void> {
+    this.pending.push((p) => [usageInsert(p, this.workspaceId, kind, memoryId, nowMs)]);
   }
 }
 
@@ -507,8 +551,6 @@ export class PostgresStore implements MemoryStore {
 
   recordRead(workspaceId: number, ids: readonly number[], nowMs: number): Promise<void> {
     return this.transaction(async (client) => {
-      // bookkeeping, not a memory: no wait for the WAL flush (the server writes it within 3 × wal_writer_delay)
-      await client.query("SET LOCAL synchronous_commit = off");
       if (ids.length > 0) {
         await client.query(
           `UPDATE memories SET access_count = access_count + 1, last_accessed_at = $3
@@ -517,14 +559,13 @@ export class PostgresStore implements MemoryStore {
         );
       }
       await recordUsage(client, workspaceId, "read", null, nowMs);
-    });
+    }, BEGIN_BOOKKEEPING);
   }
 
   recordReads(batches: readonly ReadsBatch[]): Promise<void> {
     const touched = batches.flatMap((b) => b.touched.map((t) => ({ ...t, workspaceId: b.workspaceId }))).sort((a, b) => a.id - b.id);
     const reads = batches.flatMap((b) => b.readsAtMs.map((at) => [b.workspaceId, at] as const));
     return this.transaction(async (client) => {
-      await client.query("SET LOCAL synchronous_commit = off");
       if (touched.length > 0) {
         // Rows locked in id order, so two processes flushing overlapping batches cannot deadlock.
         await client.query(
@@ -543,7 +584,7 @@ export class PostgresStore implements MemoryStore {
           [reads.map((r) => r[0]), reads.map((r) => r[1])],
         );
       }
-    });
+    }, BEGIN_BOOKKEEPING);
   }
 
   async memoriesNotEmbeddedBy(embedderId: string, limit: number, workspaceId?: number, fromPrefix = ""): Promise<MemoryRecord[]> {
@@ -560,9 +601,8 @@ export class PostgresStore implements MemoryStore {
     return rows.map(toMemory);
   }
 
-  deleteMemories(workspaceId: number, ids: readonly number[]): Promise<number[]> {
+  async deleteMemories(workspaceId: number, ids: readonly number[]): Promise<number[]> {
     return this.transaction(async (client) => {
-      await client.query(WORKSPACE_LOCK_SQL, [workspaceId]);
       const nowMs = Date.now();
       // One rev per forgotten memory, above every rev handed out so far (computed before the rows go), in id order.
       const { rows } = await client.query<{ id: number }>(
@@ -586,18 +626,23 @@ export class PostgresStore implements MemoryStore {
         );
       }
       return deleted;
-    });
+    }, beginLocked(workspaceId));
   }
 
-  writeInWorkspace<T>(workspaceId: number, fn: (tx: WorkspaceTx) => Promise<T>): Promise<T> {
+  async writeInWorkspace<T>(workspaceId: number, fn: (tx: WorkspaceTx) => Promise<T>): Promise<T> {
     return this.transaction(async (client) => {
-      await client.query(WORKSPACE_LOCK_SQL, [workspaceId]);
-      return fn(new PostgresWorkspaceTx(workspaceId, client));
-    });
+      const tx = new PostgresWorkspaceTx(workspaceId, client);
+      const result = await fn(tx);
+      await tx.writePending();
+      return result;
+    }, beginLocked(workspaceId));
   }
 
-  /** Runs `fn` in one transaction on one connection: commits when it resolves, rolls back when it throws. */
-  private async transaction<T>(fn: (client: PoolClient) => Promise<T>): Promise<T> {
+  /**
+   * Runs `fn` in one transaction on one connection: commits when it resolves, rolls back when it throws. `begin` opens
+   * it (with whatever else must come first, in the same round trip).
+   */
+  private async transaction<T>(fn: (client: PoolClient) => Promise<T>, begin = "BEGIN"): Promise<T> {
     let client: PoolClient;
     try {
       client = await this.pool.connect();
@@ -609,7 +654,7 @@ export class PostgresStore implements MemoryStore {
     const onError = (err: Error) => (broken = err);
     client.on("error", onError);
     try {
-      await client.query("BEGIN");
+      await client.query(begin);
       const result = await fn(client);
       await client.query("COMMIT");
       this.reachable();
