@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import pg from "pg";
 import { openPostgresStore, type PostgresStore } from "../../src/service/store/postgres/index.js";
 import type { NewMemory } from "../../src/service/store/types.js";
+import { MIGRATIONS } from "../../src/service/store/postgres/schema.js";
 import { canStartPostgres, startPostgres, type PgCluster } from "../support/pg.js";
 
 const T0 = Date.UTC(2025, 0, 1);
@@ -125,6 +126,64 @@ describe.skipIf(!canStartPostgres())("a PostgreSQL write transaction", () => {
     expect(new Set(ids).size).toBe(1);
     expect(await a.countMemories(ws)).toBe(1);
     expect(await a.usageCounts(ws)).toEqual({ write: 1, read: 0 });
+  });
+
+  it("keeps each workspace's count of memories exact through inserts, forgetting and rolled-back writes", async () => {
+    const [w1, w2] = [await newWorkspace("count-1"), await newWorkspace("count-2")];
+    const kept = async (ws: number) =>
+      Number((await client.query("SELECT memories FROM workspace_memory_counts WHERE workspace_id = $1", [ws])).rows[0]?.memories ?? 0);
+    const ids = await a.writeInWorkspace(w1, async (tx) => {
+      const made = [];
+      for (let i = 0; i < 5; i++) made.push((await tx.insertMemory(memory(w1, `fact ${i}`))).id);
+      return made;
+    });
+    await b.writeInWorkspace(w2, (tx) => tx.insertMemory(memory(w2, "elsewhere")));
+    await expect(
+      a.writeInWorkspace(w1, async (tx) => {
+        await tx.insertMemory(memory(w1, "rolled back"));
+        throw new Error("refused");
+      }),
+    ).rejects.toThrow("refused");
+    expect([await kept(w1), await kept(w2)]).toEqual([5, 1]);
+    expect(await b.deleteMemories(w1, [ids[0]!, ids[1]!, 424242])).toEqual([ids[0], ids[1]].sort((x, y) => x - y));
+    expect([await kept(w1), await kept(w2)]).toEqual([3, 1]);
+    expect([await kept(w1), await kept(w2)]).toEqual([await a.countMemories(w1), await a.countMemories(w2)]);
+  });
+
+  it("counts the memories a store already holds when it is migrated", async () => {
+    const url = await cluster.createDatabase();
+    const old = new pg.Client({ connectionString: url });
+    await old.connect();
+    try {
+      // The schema as the version before the counts left it, with memories in two workspaces.
+      await old.query(
+        "CREATE TABLE brain_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())",
+      );
+      for (const m of MIGRATIONS.filter((m) => m.name !== "memory counts per workspace")) {
+        await old.query(m.sql);
+        await old.query("INSERT INTO brain_migrations (version, name) VALUES ($1, $2)", [m.version, m.name]);
+      }
+      const ws = (
+        await old.query(
+          "INSERT INTO workspaces (name, plan, billing_cycle, status, created_at) VALUES ('a', 'free', 'monthly', 'active', 0), ('b', 'free', 'monthly', 'active', 0) RETURNING id",
+        )
+      ).rows.map((r) => Number(r.id));
+      await old.query(
+        `INSERT INTO memories (workspace_id, text, meta, vector, embedder_id, importance, temporal_type, categories, created_at, updated_at, rev)
+         SELECT $1::bigint, 'fact ' || i, '{}', '\\x00'::bytea, 'emb-a', 5, 'persistent', '[]', 0, 0, i FROM generate_series(1, 7) AS i
+         UNION ALL SELECT $2::bigint, 'other ' || i, '{}', '\\x00'::bytea, 'emb-a', 5, 'persistent', '[]', 0, 0, i FROM generate_series(1, 2) AS i`,
+        ws,
+      );
+      const store = await openPostgresStore(url);
+      await store.close();
+      const { rows } = await old.query("SELECT workspace_id, memories FROM workspace_memory_counts ORDER BY workspace_id");
+      expect(rows.map((r) => [Number(r.workspace_id), Number(r.memories)])).toEqual([
+        [ws[0], 7],
+        [ws[1], 2],
+      ]);
+    } finally {
+      await old.end();
+    }
   });
 
   it("refuses a workspace id that is not an integer before anything reaches the database", async () => {

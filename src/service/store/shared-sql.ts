@@ -83,6 +83,15 @@ export const LIST_WORKSPACES_SQL =
   "(SELECT count(*) FROM api_keys k WHERE k.workspace_id = w.id AND k.revoked_at IS NULL) AS live_keys " +
   "FROM workspaces w ORDER BY w.created_at, w.id";
 
+/**
+ * The workspace's number of memories, as a one-row `n`: SQLite counts them (its index on the workspace is a covering
+ * scan); PostgreSQL reads the count its triggers keep (schema.ts, migration 7), since counting reads every row's page.
+ */
+const workspaceSize = (dialect: Dialect, workspace: string) =>
+  dialect === "sqlite"
+    ? `SELECT count(*) AS n FROM memories WHERE workspace_id = ${workspace}`
+    : `SELECT coalesce((SELECT memories FROM workspace_memory_counts WHERE workspace_id = ${workspace}), 0) AS n`;
+
 /** PostgreSQL's lexical search reads at most this many memories per query word (./shared-sql.ts lexicalSearchStatement). */
 export const POSTINGS_PER_TERM = 1_000;
 
@@ -96,7 +105,7 @@ export const workspaceToken = (workspaceId: number) => `w${workspaceId}`;
  * at most POSTINGS_PER_TERM of them, so a common word costs no more than that (and its weight is small either way):
  * SQLite's FTS5 table (unicode61, diacritics folded) or PostgreSQL's GIN index over a `simple` tsvector (no stemming:
  * names stay names). The same formula on both stores; measured against FTS5's bm25() in docs/decisions.md (issue 18).
- * Nothing is joined, so each part runs once whatever the planner estimates: the workspace's count is a scalar
+ * Nothing is joined, so each part runs once whatever the planner estimates: the workspace's size is a scalar
  * subquery (computed once) and each word's count a window over its postings. As joined subqueries, PostgreSQL (before
  * the table had statistics) ran both once per matching memory: a second for a common word at 10,000 memories
  * (docs/decisions.md, "PostgreSQL's retrieve tail").
@@ -119,7 +128,7 @@ export function lexicalSearchStatement(dialect: Dialect, workspaceId: number, te
   return p.statement(
     `WITH ${postings},
           weighted AS (SELECT id, count(*) OVER (PARTITION BY t) AS df FROM hits),
-          total AS (SELECT count(*) AS n FROM memories WHERE workspace_id = ${p.add(workspaceId)})
+          total AS (${workspaceSize(dialect, p.add(workspaceId))})
      SELECT id, CAST(sum(ln(1 + ((SELECT n FROM total) - df + 0.5) / (df + 0.5))) AS double precision) AS score
        FROM weighted
       GROUP BY id ORDER BY score DESC, id LIMIT ${p.add(limit)}`,
