@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import pg from "pg";
 import { openPostgresStore, type PostgresStore } from "../../src/service/store/postgres/index.js";
 import { lexicalSearchStatement } from "../../src/service/store/shared-sql.js";
+import { newMemory } from "../support/new-memory.js";
 import { canStartPostgres, startPostgres, type PgCluster } from "../support/pg.js";
 
 const MEMORIES = 3_000;
@@ -44,19 +45,9 @@ describe.skipIf(!canStartPostgres())("the lexical search's plan on PostgreSQL", 
     ).id;
     await store.writeInWorkspace(workspaceId, async (tx) => {
       for (let i = 0; i < MEMORIES; i++) {
-        await tx.insertMemory({
-          workspace_id: workspaceId,
-          // "harbour" in every third memory: a common word, hundreds of matches
-          text: `memory ${i} ${i % 3 === 0 ? "harbour" : "meadow"} note ${i % 7 === 0 ? "lantern" : "pebble"}`,
-          meta: {},
-          vector: new Float32Array([1, 0, 0]),
-          embedder_id: "emb-a",
-          importance: 5,
-          temporal_type: "persistent",
-          valid_until: null,
-          categories: [],
-          created_at: created + i,
-        });
+        // "harbour" in every third memory: a common word, hundreds of matches
+        const text = `memory ${i} ${i % 3 === 0 ? "harbour" : "meadow"} note ${i % 7 === 0 ? "lantern" : "pebble"}`;
+        await tx.insertMemory(newMemory(workspaceId, text, created + i));
       }
     });
   }, 120_000);

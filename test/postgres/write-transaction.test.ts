@@ -5,24 +5,13 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import pg from "pg";
 import { openPostgresStore, type PostgresStore } from "../../src/service/store/postgres/index.js";
-import type { NewMemory } from "../../src/service/store/types.js";
 import { MIGRATIONS } from "../../src/service/store/postgres/schema.js";
+import { newMemory } from "../support/new-memory.js";
 import { canStartPostgres, startPostgres, type PgCluster } from "../support/pg.js";
 
 const T0 = Date.UTC(2025, 0, 1);
 
-const memory = (workspaceId: number, text: string): NewMemory => ({
-  workspace_id: workspaceId,
-  text,
-  meta: {},
-  vector: new Float32Array([1, 0, 0]),
-  embedder_id: "emb-a",
-  importance: 5,
-  temporal_type: "persistent",
-  valid_until: null,
-  categories: [],
-  created_at: T0,
-});
+const memory = (workspaceId: number, text: string) => newMemory(workspaceId, text, T0);
 
 const record = (workspaceId: number, key: string, hash: string, createdAt = T0) => ({
   workspace_id: workspaceId,
