@@ -108,7 +108,8 @@ export const workspaceToken = (workspaceId: number) => `w${workspaceId}`;
  * Nothing is joined, so each part runs once whatever the planner estimates: the workspace's size is a scalar
  * subquery (computed once) and each word's count a window over its postings. As joined subqueries, PostgreSQL (before
  * the table had statistics) ran both once per matching memory: a second for a common word at 10,000 memories
- * (docs/decisions.md, "PostgreSQL's retrieve tail").
+ * (docs/decisions.md, "PostgreSQL's retrieve tail"). The arithmetic is in floating point: PostgreSQL's `numeric` ln()
+ * cost 11 ms over 4,000 postings at 100,000 memories.
  */
 export function lexicalSearchStatement(dialect: Dialect, workspaceId: number, terms: readonly string[], limit: number): Statement {
   const p = new Params(dialect);
@@ -127,9 +128,9 @@ export function lexicalSearchStatement(dialect: Dialect, workspaceId: number, te
                     (SELECT id FROM memories WHERE workspace_id = ${p.add(workspaceId)} AND lexemes @@ terms.q LIMIT ${POSTINGS_PER_TERM}) AS m)`;
   return p.statement(
     `WITH ${postings},
-          weighted AS (SELECT id, count(*) OVER (PARTITION BY t) AS df FROM hits),
+          weighted AS (SELECT id, CAST(count(*) OVER (PARTITION BY t) AS double precision) AS df FROM hits),
           total AS (${workspaceSize(dialect, p.add(workspaceId))})
-     SELECT id, CAST(sum(ln(1 + ((SELECT n FROM total) - df + 0.5) / (df + 0.5))) AS double precision) AS score
+     SELECT id, sum(ln(1 + ((SELECT n FROM total) - df + 0.5) / (df + 0.5))) AS score
        FROM weighted
       GROUP BY id ORDER BY score DESC, id LIMIT ${p.add(limit)}`,
   );
