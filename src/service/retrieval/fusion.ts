@@ -3,6 +3,7 @@
 // match but discounted when even that match is weak (so a question worded apart from every memory, where only a name
 // matches, stays ranked by meaning). A calibrated convex combination: measured against reciprocal rank fusion on
 // LoCoMo's development half and the project's own set (docs/decisions.md, issue 18).
+import { speakerOf } from "../pipeline/same-fact.js";
 import { FUSION } from "./weights.js";
 
 const clamp01 = (x: number) => (x < 0 ? 0 : x > 1 ? 1 : x);
@@ -21,4 +22,24 @@ export function fusedRelevance(cosine: number, lexical: number, ctx: FusionConte
   const dense = span > 1e-9 ? clamp01((cosine - ctx.floor) / span) : 1;
   const words = lexical > 0 ? lexical / (ctx.bestLexical + FUSION.lexicalSaturation) : 0;
   return (1 - FUSION.lexicalShare) * dense + FUSION.lexicalShare * clamp01(words);
+}
+
+/** The words of a text as the query side reads them (lower case, letters and digits). */
+export const wordSet = (text: string) =>
+  new Set(
+    text
+      .normalize("NFKC")
+      .toLowerCase()
+      .match(/[\p{L}\p{N}]+/gu) ?? [],
+  );
+
+/**
+ * FUSION.namedSpeaker when the query names the memory's speaker (its `Name:` prefix, every word of the name), else 1:
+ * "What did Caroline paint?" means Caroline's own statements more than those that mention her. A memory without a
+ * speaker prefix (an isolated fact) is never lifted.
+ */
+export function speakerFactor(queryWords: ReadonlySet<string>, memoryText: string): number {
+  const speaker = speakerOf(memoryText);
+  if (speaker === null) return 1;
+  return [...wordSet(speaker)].every((w) => queryWords.has(w)) ? FUSION.namedSpeaker : 1;
 }

@@ -86,16 +86,26 @@ export const LIST_WORKSPACES_SQL =
 /** PostgreSQL's lexical search reads at most this many memories per query word (./shared-sql.ts lexicalSearchStatement). */
 export const POSTINGS_PER_TERM = 1_000;
 
-/** The token that files a memory under its workspace in SQLite's full-text table (the column `workspace`). */
-export const workspaceToken = (workspaceId: number) => `w${workspaceId}`;
+/**
+ * The token that files a memory under its workspace in SQLite's full-text table (the column `workspace`), closed on
+ * both sides: the trigram table matches substrings, and `w1` would match inside `w12`.
+ */
+export const workspaceToken = (workspaceId: number) => `w${workspaceId}w`;
+
+/** SQLite's trigram index matches only strings of at least three characters; shorter query words are left out. */
+export const SQLITE_MIN_TERM_CHARS = 3;
+
+/** The query words SQLite's trigram index can match. */
+export const sqliteMatchableTerms = (terms: readonly string[]) => terms.filter((t) => [...t].length >= SQLITE_MIN_TERM_CHARS);
 
 /**
  * The workspace's memories that contain any of `terms` (words of letters and digits, lower case), best first, at
  * most `limit`: each scores the sum of BM25's inverse document frequency, ln(1 + (N − n + 0.5) / (n + 0.5)), of the
  * query words it holds (N the workspace's memories, n those holding the word). The index finds each word's memories,
  * at most POSTINGS_PER_TERM of them, so a common word costs no more than that (and its weight is small either way):
- * SQLite's FTS5 table (unicode61, diacritics folded) or PostgreSQL's GIN index over a `simple` tsvector (no stemming:
- * names stay names). The same formula on both stores; measured against FTS5's bm25() in docs/decisions.md (issue 18).
+ * SQLite's FTS5 table (trigram, diacritics folded: a word matches wherever its letters appear, so "painting" finds
+ * "paintings"; words of three characters or more) or PostgreSQL's GIN index over a `simple` tsvector (whole words, no
+ * stemming: names stay names). The same formula on both stores; measured in docs/decisions.md (issue 18).
  */
 export function lexicalSearchStatement(dialect: Dialect, workspaceId: number, terms: readonly string[], limit: number): Statement {
   const p = new Params(dialect);
