@@ -14,13 +14,20 @@ export interface FusionContext {
   bestCosine: number;
   /** The best lexical score of the query (0 when the lexical index found nothing). */
   bestLexical: number;
+  /** The whole query's lexical weight (LexicalMatch.queryWeight; 0 when the lexical index found nothing). */
+  queryWeight: number;
 }
 
-/** (1 − share)·cosine' + share·lexical', in 0..1; `lexical` is 0 for a memory the lexical index did not find. */
+/**
+ * (1 − share)·cosine' + share·lexical', in 0..1; `lexical` is 0 for a memory the lexical index did not find.
+ * lexical' = lexical / max(best lexical + s, 0.9 × the whole query's weight).
+ */
 export function fusedRelevance(cosine: number, lexical: number, ctx: FusionContext): number {
   const span = ctx.bestCosine - ctx.floor;
   const dense = span > 1e-9 ? clamp01((cosine - ctx.floor) / span) : 1;
-  const words = lexical > 0 ? lexical / (ctx.bestLexical + FUSION.lexicalSaturation) : 0;
+  // A match of one word of a many-word question (however it ranks among the matches) earns only its share of the query.
+  const scale = Math.max(ctx.bestLexical + FUSION.lexicalSaturation, FUSION.wholeQueryShare * ctx.queryWeight);
+  const words = lexical > 0 ? lexical / scale : 0;
   return (1 - FUSION.lexicalShare) * dense + FUSION.lexicalShare * clamp01(words);
 }
 

@@ -62,7 +62,7 @@ export async function retrieveMemories(
   const cosines = new Map([...dense, ...lexicalOnly].map((m) => [m.id, m.cosine]));
   const lexicalScores = new Map(lexical.filter((m) => cosines.has(m.id)).map((m) => [m.id, m.score]));
   const bestCosine = dense[0]!.cosine;
-  const context = { floor, bestCosine, bestLexical: lexical[0]?.score ?? 0 };
+  const context = { floor, bestCosine, bestLexical: lexical[0]?.score ?? 0, queryWeight: lexical[0]?.queryWeight ?? 0 };
   const found = deps.reads.withPendingReads(workspaceId, await store.getMemories(workspaceId, [...cosines.keys()]));
   const records = new Map(found.map((r) => [r.id, r]));
   const queryWords = wordSet(input.query);

@@ -76,6 +76,12 @@ export const FUSION = {
   namedSpeaker: 1.2,
   lexicalShare: 0.6,
   lexicalSaturation: 8,
+  /**
+   * The lexical score is relative to at least this share of the whole query's weight (./fusion.ts): a memory holding
+   * one common word of a five-word question is not a strong lexical match because nothing matched better. Chosen on
+   * the project set's dev rows (docs/decisions.md, issue 18's open goals).
+   */
+  wholeQueryShare: 0.9,
   denseDepth: 50,
   lexicalDepth: 50,
 } as const;

@@ -105,7 +105,8 @@ export const sqliteMatchableTerms = (terms: readonly string[]) => terms.filter((
  * at most POSTINGS_PER_TERM of them, so a common word costs no more than that (and its weight is small either way):
  * SQLite's FTS5 table (trigram, diacritics folded: a word matches wherever its letters appear, so "painting" finds
  * "paintings"; words of three characters or more) or PostgreSQL's GIN index over a `simple` tsvector (whole words, no
- * stemming: names stay names). The same formula on both stores; measured in docs/decisions.md (issue 18).
+ * stemming: names stay names). The same formula on both stores; measured in docs/decisions.md (issue 18). Each match
+ * also carries the query's whole weight (LexicalMatch.queryWeight), the words no memory holds counting with n = 0.
  */
 export function lexicalSearchStatement(dialect: Dialect, workspaceId: number, terms: readonly string[], limit: number): Statement {
   const p = new Params(dialect);
@@ -119,15 +120,19 @@ export function lexicalSearchStatement(dialect: Dialect, workspaceId: number, te
               `WHERE memory_text MATCH ${p.add(`workspace : ${workspaceToken(workspaceId)} AND text : "${t}"`)} LIMIT ${POSTINGS_PER_TERM})`,
           )
           .join(" UNION ALL ")})`
-      : `terms AS (SELECT t, to_tsquery('simple', quote_literal(t)) AS q FROM unnest(${p.add([...terms])}::text[]) AS t),
+      : `terms AS (SELECT t, to_tsquery('simple', quote_literal(t) || ':*') AS q FROM unnest(${p.add([...terms])}::text[]) AS t),
          hits AS (SELECT terms.t, m.id FROM terms CROSS JOIN LATERAL
                     (SELECT id FROM memories WHERE workspace_id = ${p.add(workspaceId)} AND lexemes @@ terms.q LIMIT ${POSTINGS_PER_TERM}) AS m)`;
+  const idf = (n: string) => `ln(1 + (total.n - ${n} + 0.5) / (${n} + 0.5))`;
   return p.statement(
     `WITH ${postings},
           df AS (SELECT t, count(*) AS n FROM hits GROUP BY t),
-          total AS (SELECT count(*) AS n FROM memories WHERE workspace_id = ${p.add(workspaceId)})
-     SELECT hits.id, CAST(sum(ln(1 + (total.n - df.n + 0.5) / (df.n + 0.5))) AS double precision) AS score
-       FROM hits JOIN df USING (t) CROSS JOIN total
+          total AS (SELECT count(*) AS n FROM memories WHERE workspace_id = ${p.add(workspaceId)}),
+          query AS (SELECT sum(${idf("df.n")}) + (${p.add(terms.length)} - count(*)) * max(${idf("0")}) AS weight
+                      FROM df CROSS JOIN total)
+     SELECT hits.id, CAST(sum(${idf("df.n")}) AS double precision) AS score,
+            CAST(max(query.weight) AS double precision) AS "queryWeight"
+       FROM hits JOIN df USING (t) CROSS JOIN total CROSS JOIN query
       GROUP BY hits.id ORDER BY score DESC, hits.id LIMIT ${p.add(limit)}`,
   );
 }
