@@ -120,7 +120,7 @@ export function lexicalSearchStatement(dialect: Dialect, workspaceId: number, te
               `WHERE memory_text MATCH ${p.add(`workspace : ${workspaceToken(workspaceId)} AND text : "${t}"`)} LIMIT ${POSTINGS_PER_TERM})`,
           )
           .join(" UNION ALL ")})`
-      : `terms AS (SELECT t, to_tsquery('simple', quote_literal(t) || ':*') AS q FROM unnest(${p.add([...terms])}::text[]) AS t),
+      : `terms AS (SELECT t, to_tsquery('simple', quote_literal(t) || CASE WHEN char_length(t) >= ${SQLITE_MIN_TERM_CHARS} THEN ':*' ELSE '' END) AS q FROM unnest(${p.add([...terms])}::text[]) AS t),
          hits AS (SELECT terms.t, m.id FROM terms CROSS JOIN LATERAL
                     (SELECT id FROM memories WHERE workspace_id = ${p.add(workspaceId)} AND lexemes @@ terms.q LIMIT ${POSTINGS_PER_TERM}) AS m)`;
   const idf = (n: string) => `ln(1 + (total.n - ${n} + 0.5) / (${n} + 0.5))`;
