@@ -9,7 +9,7 @@ import { parseArgs } from "node:util";
 import Database from "better-sqlite3";
 import { createOfflineEmbedder } from "../../dist/service/models/embed/index.js";
 import { createOfflineJudge } from "../../dist/service/models/judge/index.js";
-import { lexicalSearchStatement } from "../../dist/service/store/shared-sql.js";
+import { lexicalSearchStatement, workspaceToken } from "../../dist/service/store/shared-sql.js";
 import { searchTerms } from "../../dist/service/retrieval/search-terms.js";
 import { speakerOf } from "../../dist/service/pipeline/same-fact.js";
 import { frequency, importanceTerm } from "../../dist/service/retrieval/score.js";
@@ -38,8 +38,8 @@ async function corpus(texts) {
   db.transaction(() => texts.forEach((t, i) => insert.run(i + 1, t)))();
   for (const [name, tokenize] of Object.entries(TOKENIZERS)) {
     db.exec(`CREATE VIRTUAL TABLE lex_${name} USING fts5(text, workspace, content = '', contentless_delete = 1, tokenize = '${tokenize}')`);
-    // A trigram table matches substrings of three or more characters: the workspace token is delimited on both sides.
-    db.exec(`INSERT INTO lex_${name} (rowid, text, workspace) SELECT id, text, '${name === "trigram" ? "w1w" : "w1"}' FROM memories`);
+    // The store's workspace token (shared-sql.ts workspaceToken), in both tables.
+    db.exec(`INSERT INTO lex_${name} (rowid, text, workspace) SELECT id, text, '${workspaceToken(1)}' FROM memories`);
   }
   const cache = new Map();
   function lexical(name, query, minLength) {
@@ -51,7 +51,7 @@ async function corpus(texts) {
       const st = lexicalSearchStatement("sqlite", 1, terms, 50);
       rows = db
         .prepare(st.sql.replaceAll("memory_text", `lex_${name}`))
-        .all(...st.params.map((v) => (name === "trigram" && typeof v === "string" ? v.replace("workspace : w1 ", "workspace : w1w ") : v)))
+        .all(...st.params)
         .map((r) => ({ index: Number(r.id) - 1, score: r.score, queryWeight: r.queryWeight }));
     }
     // The query's whole weight, as the store returns it with every match (0 when nothing matched).
