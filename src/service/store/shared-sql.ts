@@ -86,16 +86,27 @@ export const LIST_WORKSPACES_SQL =
 /** PostgreSQL's lexical search reads at most this many memories per query word (./shared-sql.ts lexicalSearchStatement). */
 export const POSTINGS_PER_TERM = 1_000;
 
-/** The token that files a memory under its workspace in SQLite's full-text table (the column `workspace`). */
-export const workspaceToken = (workspaceId: number) => `w${workspaceId}`;
+/**
+ * The token that files a memory under its workspace in SQLite's full-text table (the column `workspace`), closed on
+ * both sides: the trigram table matches substrings, and `w1` would match inside `w12`.
+ */
+export const workspaceToken = (workspaceId: number) => `w${workspaceId}w`;
+
+/** SQLite's trigram index matches only strings of at least three characters; shorter query words are left out. */
+export const SQLITE_MIN_TERM_CHARS = 3;
+
+/** The query words SQLite's trigram index can match. */
+export const sqliteMatchableTerms = (terms: readonly string[]) => terms.filter((t) => [...t].length >= SQLITE_MIN_TERM_CHARS);
 
 /**
  * The workspace's memories that contain any of `terms` (words of letters and digits, lower case), best first, at
  * most `limit`: each scores the sum of BM25's inverse document frequency, ln(1 + (N − n + 0.5) / (n + 0.5)), of the
  * query words it holds (N the workspace's memories, n those holding the word). The index finds each word's memories,
  * at most POSTINGS_PER_TERM of them, so a common word costs no more than that (and its weight is small either way):
- * SQLite's FTS5 table (unicode61, diacritics folded) or PostgreSQL's GIN index over a `simple` tsvector (no stemming:
- * names stay names). The same formula on both stores; measured against FTS5's bm25() in docs/decisions.md (issue 18).
+ * SQLite's FTS5 table (trigram, diacritics folded: a word matches wherever its letters appear, so "painting" finds
+ * "paintings"; words of three characters or more) or PostgreSQL's GIN index over a `simple` tsvector (whole words, no
+ * stemming: names stay names). The same formula on both stores; measured in docs/decisions.md (issue 18). Each match
+ * also carries the query's whole weight (LexicalMatch.queryWeight), the words no memory holds counting with n = 0.
  */
 export function lexicalSearchStatement(dialect: Dialect, workspaceId: number, terms: readonly string[], limit: number): Statement {
   const p = new Params(dialect);
@@ -109,15 +120,19 @@ export function lexicalSearchStatement(dialect: Dialect, workspaceId: number, te
               `WHERE memory_text MATCH ${p.add(`workspace : ${workspaceToken(workspaceId)} AND text : "${t}"`)} LIMIT ${POSTINGS_PER_TERM})`,
           )
           .join(" UNION ALL ")})`
-      : `terms AS (SELECT t, to_tsquery('simple', quote_literal(t)) AS q FROM unnest(${p.add([...terms])}::text[]) AS t),
+      : `terms AS (SELECT t, to_tsquery('simple', quote_literal(t) || CASE WHEN char_length(t) >= ${SQLITE_MIN_TERM_CHARS} THEN ':*' ELSE '' END) AS q FROM unnest(${p.add([...terms])}::text[]) AS t),
          hits AS (SELECT terms.t, m.id FROM terms CROSS JOIN LATERAL
                     (SELECT id FROM memories WHERE workspace_id = ${p.add(workspaceId)} AND lexemes @@ terms.q LIMIT ${POSTINGS_PER_TERM}) AS m)`;
+  const idf = (n: string) => `ln(1 + (total.n - ${n} + 0.5) / (${n} + 0.5))`;
   return p.statement(
     `WITH ${postings},
           df AS (SELECT t, count(*) AS n FROM hits GROUP BY t),
-          total AS (SELECT count(*) AS n FROM memories WHERE workspace_id = ${p.add(workspaceId)})
-     SELECT hits.id, CAST(sum(ln(1 + (total.n - df.n + 0.5) / (df.n + 0.5))) AS double precision) AS score
-       FROM hits JOIN df USING (t) CROSS JOIN total
+          total AS (SELECT count(*) AS n FROM memories WHERE workspace_id = ${p.add(workspaceId)}),
+          query AS (SELECT sum(${idf("df.n")}) + (${p.add(terms.length)} - count(*)) * max(${idf("0")}) AS weight
+                      FROM df CROSS JOIN total)
+     SELECT hits.id, CAST(sum(${idf("df.n")}) AS double precision) AS score,
+            CAST(max(query.weight) AS double precision) AS "queryWeight"
+       FROM hits JOIN df USING (t) CROSS JOIN total CROSS JOIN query
       GROUP BY hits.id ORDER BY score DESC, hits.id LIMIT ${p.add(limit)}`,
   );
 }
