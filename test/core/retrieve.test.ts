@@ -56,6 +56,25 @@ describe("ranking", () => {
     expect(got.memories[1]!.similarity).toBeGreaterThan(0);
   });
 
+  it("a memory said by the person the query names comes first; one without a speaker is never lifted", async () => {
+    const { auth } = await workspaceOf(service);
+    // The same words each time (equal cosines and lexical scores): only who said it differs.
+    const byCaroline = await service.store(auth, { text: "Caroline: Melanie went hiking in the mountains", meta: {} }, {});
+    const byMelanie = await service.store(auth, { text: "Melanie: Caroline went hiking in the mountains", meta: {} }, {});
+    const noSpeaker = await service.store(auth, { text: "Caroline went hiking in the mountains with Melanie", meta: {} }, {});
+    const ids = [byCaroline.memory_id, byMelanie.memory_id, noSpeaker.memory_id];
+    expect(new Set(ids).size).toBe(3);
+
+    const aboutCaroline = await service.retrieve(auth, { query: "where did caroline go hiking", top_k: 5, min_score: 0 });
+    expect(aboutCaroline.memories[0]!.id).toBe(byCaroline.memory_id);
+    const aboutMelanie = await service.retrieve(auth, { query: "where did melanie go hiking", top_k: 5, min_score: 0 });
+    expect(aboutMelanie.memories[0]!.id).toBe(byMelanie.memory_id);
+    const nobody = await service.retrieve(auth, { query: "who went hiking in the mountains", top_k: 5, min_score: 0 });
+    const scores = nobody.memories.filter((m) => ids.includes(m.id)).map((m) => m.score);
+    expect(scores).toHaveLength(3);
+    expect(Math.max(...scores) - Math.min(...scores)).toBeLessThan(0.02);
+  });
+
   it("a query that shares a word with a memory but reaches no memory's floor returns nothing", async () => {
     const { auth } = await workspaceOf(service);
     await service.store(

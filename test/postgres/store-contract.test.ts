@@ -106,6 +106,22 @@ describe.each(stores)("the store contract on $name", ({ open }) => {
     expect(await searchIds(store, ws, searchTerms("grandma"), 0)).toEqual([]);
   });
 
+  it("carries the whole query's weight on every match, a word no memory holds counting as the rarest", async () => {
+    const matches = await store.searchText(ws, ["grandma", "sweden"], 10);
+    expect(matches.map((m) => m.id)).toEqual([ids.sweden]);
+    // Both words are in the one memory found: the memory holds the whole query.
+    expect(matches[0]!.queryWeight).toBeCloseTo(matches[0]!.score, 9);
+    const withUnknown = await store.searchText(ws, ["grandma", "sweden", "zeppelin"], 10);
+    const rarest = Math.log(1 + (4 + 0.5) / 0.5); // 4 memories, none holding "zeppelin"
+    expect(withUnknown[0]!.score).toBeCloseTo(matches[0]!.score, 9);
+    expect(withUnknown[0]!.queryWeight).toBeCloseTo(matches[0]!.queryWeight + rarest, 9);
+  });
+
+  it("finds a word at the start of a longer word (SQLite: anywhere inside it)", async () => {
+    expect(await searchIds(store, ws, ["potter"], 10)).toEqual([ids.pottery]);
+    expect(await searchIds(store, ws, ["kanelbull"], 10)).toEqual([ids["café"]]);
+  });
+
   it("matches names and numbers as written, with no stemming", async () => {
     expect(await searchIds(store, ws, ["brunnsgatan"], 10)).toEqual([ids["café"]]);
     expect(await searchIds(store, ws, ["kanelbullar"], 10)).toEqual([ids["café"]]);

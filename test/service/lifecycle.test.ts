@@ -1,5 +1,4 @@
 // `brain-mcp serve` as a process: first start, restart, redirect, binding rules, TLS, graceful shutdown, crashes.
-import { execFileSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { request } from "node:http";
 import { connect } from "node:net";
@@ -9,6 +8,7 @@ import { Agent } from "undici";
 import { afterAll, describe, expect, it, vi } from "vitest";
 import { HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS, SHUTDOWN_GRACE_MS } from "../../src/contract/limits.js";
 import { REQUEST_ID_PATTERN } from "../../src/contract/wire.js";
+import { selfSignedCertificate } from "../support/tls.js";
 import {
   baseEnv,
   call,
@@ -200,28 +200,7 @@ describe("binding", () => {
   });
 
   it("serves HTTPS with --tls-cert/--tls-key, also on a non-loopback address", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "brain-tls-"));
-    execFileSync(
-      "openssl",
-      [
-        "req",
-        "-x509",
-        "-newkey",
-        "rsa:2048",
-        "-nodes",
-        "-days",
-        "1",
-        "-subj",
-        "/CN=localhost",
-        "-addext",
-        "subjectAltName=IP:127.0.0.1",
-        "-keyout",
-        join(dir, "key.pem"),
-        "-out",
-        join(dir, "cert.pem"),
-      ],
-      { stdio: "ignore" },
-    );
+    const { dir } = selfSignedCertificate("IP:127.0.0.1");
     const { url, child } = await spawnServe(
       [
         "--host",

@@ -2,13 +2,12 @@
 // every delivery with the standardwebhooks library. Runs on SQLite, and on PostgreSQL under
 // test/postgres/vitest.service.config.ts (each service here then gets a database of its own, so no other test's
 // service delivers its events).
-import { execFileSync } from "node:child_process";
-import { mkdtempSync, readFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { webhookPayloadProblems } from "../support/openapi.js";
 import { call, freshDatabase, startService, TEST_DATABASE_URL, type ServiceHandle } from "../support/service.js";
+import { selfSignedCertificate } from "../support/tls.js";
 import { startReceiver, type Receiver } from "../support/webhook-receiver.js";
 
 vi.setConfig({ testTimeout: 120_000, hookTimeout: 120_000 });
@@ -476,28 +475,7 @@ describe("webhook targets", () => {
 
 describe("delivery over https", () => {
   it("reaches an https receiver by name, its certificate checked against that name on the pinned address", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "brain-webhook-tls-"));
-    execFileSync(
-      "openssl",
-      [
-        "req",
-        "-x509",
-        "-newkey",
-        "rsa:2048",
-        "-nodes",
-        "-days",
-        "1",
-        "-subj",
-        "/CN=localhost",
-        "-addext",
-        "subjectAltName=DNS:localhost",
-        "-keyout",
-        join(dir, "key.pem"),
-        "-out",
-        join(dir, "cert.pem"),
-      ],
-      { stdio: "ignore" },
-    );
+    const { dir } = selfSignedCertificate("DNS:localhost");
     const receiver = await startReceiver({ tls: { cert: readFileSync(join(dir, "cert.pem")), key: readFileSync(join(dir, "key.pem")) } });
     const extra = await freshDatabase("webhooks");
     // The test's own certificate authority, trusted by this serve only.

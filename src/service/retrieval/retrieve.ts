@@ -7,7 +7,7 @@ import type { MemoryRecord, MemoryStore } from "../store/types.js";
 import { isoSeconds } from "../time.js";
 import type { RetrieveInput } from "../types.js";
 import { hybridScore } from "./score.js";
-import { fusedRelevance } from "./fusion.js";
+import { fusedRelevance, speakerFactor, wordSet } from "./fusion.js";
 import { searchTerms } from "./search-terms.js";
 import { storeSource, type VectorIndexes } from "./vector-index.js";
 import { FUSION, relevanceFloorFor } from "./weights.js";
@@ -62,17 +62,21 @@ export async function retrieveMemories(
   const cosines = new Map([...dense, ...lexicalOnly].map((m) => [m.id, m.cosine]));
   const lexicalScores = new Map(lexical.filter((m) => cosines.has(m.id)).map((m) => [m.id, m.score]));
   const bestCosine = dense[0]!.cosine;
-  const context = { floor, bestCosine, bestLexical: lexical[0]?.score ?? 0 };
-  const relevance = new Map([...cosines].map(([id, cosine]) => [id, fusedRelevance(cosine, lexicalScores.get(id) ?? 0, context)]));
+  const context = { floor, bestCosine, bestLexical: lexical[0]?.score ?? 0, queryWeight: lexical[0]?.queryWeight ?? 0 };
+  const found = deps.reads.withPendingReads(workspaceId, await store.getMemories(workspaceId, [...cosines.keys()]));
+  const records = new Map(found.map((r) => [r.id, r]));
+  const queryWords = wordSet(input.query);
+  const relevance = new Map<number, number>();
+  for (const [id, cosine] of cosines) {
+    const record = records.get(id);
+    if (record) relevance.set(id, fusedRelevance(cosine, lexicalScores.get(id) ?? 0, context) * speakerFactor(queryWords, record.text));
+  }
   const bestRelevance = Math.max(...relevance.values());
 
-  const found = deps.reads.withPendingReads(workspaceId, await store.getMemories(workspaceId, [...relevance.keys()]));
-  const records = new Map(found.map((r) => [r.id, r]));
   const nowMs = deps.now().getTime();
   const scored = [];
   for (const [id, fused] of relevance) {
-    const record = records.get(id);
-    if (!record) continue;
+    const record = records.get(id)!;
     const cosine = cosines.get(id)!;
     const { score, expired } = hybridScore({ ...record, relevance: fused / bestRelevance }, { nowMs, floor, bestCosine });
     if (score >= input.min_score) scored.push({ record, cosine, score, expired });

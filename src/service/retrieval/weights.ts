@@ -69,8 +69,19 @@ export const RELEVANCE_FLOOR_BY_EMBEDDER: ReadonlyArray<readonly [idPrefix: stri
  * cosine alone, this gains 0.02. The depths bound the work per retrieve (top_k is at most 50).
  */
 export const FUSION = {
+  /**
+   * A memory whose `Name:` prefix the query names has its fused relevance multiplied by this (./fusion.ts
+   * speakerFactor). LoCoMo's development half: +0.01 R@10, +0.02 MRR@10; the project's set has no speakers.
+   */
+  namedSpeaker: 1.2,
   lexicalShare: 0.6,
   lexicalSaturation: 8,
+  /**
+   * The lexical score is relative to at least this share of the whole query's weight (./fusion.ts): a memory holding
+   * one common word of a five-word question is not a strong lexical match because nothing matched better. Chosen on
+   * the project set's dev rows (docs/decisions.md, issue 18's open goals).
+   */
+  wholeQueryShare: 0.9,
   denseDepth: 50,
   lexicalDepth: 50,
 } as const;

@@ -95,21 +95,32 @@ const workspaceSize = (dialect: Dialect, workspace: string) =>
 /** PostgreSQL's lexical search reads at most this many memories per query word (./shared-sql.ts lexicalSearchStatement). */
 export const POSTINGS_PER_TERM = 1_000;
 
-/** The token that files a memory under its workspace in SQLite's full-text table (the column `workspace`). */
-export const workspaceToken = (workspaceId: number) => `w${workspaceId}`;
+/**
+ * The token that files a memory under its workspace in SQLite's full-text table (the column `workspace`), closed on
+ * both sides: the trigram table matches substrings, and `w1` would match inside `w12`.
+ */
+export const workspaceToken = (workspaceId: number) => `w${workspaceId}w`;
+
+/** SQLite's trigram index matches only strings of at least three characters; shorter query words are left out. */
+export const SQLITE_MIN_TERM_CHARS = 3;
+
+/** The query words SQLite's trigram index can match. */
+export const sqliteMatchableTerms = (terms: readonly string[]) => terms.filter((t) => [...t].length >= SQLITE_MIN_TERM_CHARS);
 
 /**
  * The workspace's memories that contain any of `terms` (words of letters and digits, lower case), best first, at
  * most `limit`: each scores the sum of BM25's inverse document frequency, ln(1 + (N − n + 0.5) / (n + 0.5)), of the
  * query words it holds (N the workspace's memories, n those holding the word). The index finds each word's memories,
  * at most POSTINGS_PER_TERM of them, so a common word costs no more than that (and its weight is small either way):
- * SQLite's FTS5 table (unicode61, diacritics folded) or PostgreSQL's GIN index over a `simple` tsvector (no stemming:
- * names stay names). The same formula on both stores; measured against FTS5's bm25() in docs/decisions.md (issue 18).
- * Nothing is joined, so each part runs once whatever the planner estimates: the workspace's size is a scalar
- * subquery (computed once) and each word's count a window over its postings. As joined subqueries, PostgreSQL (before
- * the table had statistics) ran both once per matching memory: a second for a common word at 10,000 memories
- * (docs/decisions.md, "PostgreSQL's retrieve tail"). The arithmetic is in floating point: PostgreSQL's `numeric` ln()
- * cost 11 ms over 4,000 postings at 100,000 memories.
+ * SQLite's FTS5 table (trigram, diacritics folded: a word matches wherever its letters appear, so "painting" finds
+ * "paintings"; words of three characters or more) or PostgreSQL's GIN index over a `simple` tsvector (whole words, no
+ * stemming: names stay names). The same formula on both stores; measured in docs/decisions.md (issue 18). Each match
+ * also carries the query's whole weight (LexicalMatch.queryWeight), the words no memory holds counting with n = 0.
+ * Nothing is joined, so each part runs once whatever the planner estimates: the workspace's size and the query's
+ * weight are scalar subqueries (computed once) and each word's count a window over its postings. As joined
+ * subqueries, PostgreSQL (before the table had statistics) ran them once per matching memory: a second for a common
+ * word at 10,000 memories (docs/decisions.md, "PostgreSQL's retrieve tail"). The arithmetic is in floating point:
+ * PostgreSQL's `numeric` ln() cost 11 ms over 4,000 postings at 100,000 memories.
  */
 export function lexicalSearchStatement(dialect: Dialect, workspaceId: number, terms: readonly string[], limit: number): Statement {
   const p = new Params(dialect);
@@ -123,14 +134,17 @@ export function lexicalSearchStatement(dialect: Dialect, workspaceId: number, te
               `WHERE memory_text MATCH ${p.add(`workspace : ${workspaceToken(workspaceId)} AND text : "${t}"`)} LIMIT ${POSTINGS_PER_TERM})`,
           )
           .join(" UNION ALL ")})`
-      : `terms AS (SELECT t, to_tsquery('simple', quote_literal(t)) AS q FROM unnest(${p.add([...terms])}::text[]) AS t),
+      : `terms AS (SELECT t, to_tsquery('simple', quote_literal(t) || CASE WHEN char_length(t) >= ${SQLITE_MIN_TERM_CHARS} THEN ':*' ELSE '' END) AS q FROM unnest(${p.add([...terms])}::text[]) AS t),
          hits AS (SELECT terms.t, m.id FROM terms CROSS JOIN LATERAL
                     (SELECT id FROM memories WHERE workspace_id = ${p.add(workspaceId)} AND lexemes @@ terms.q LIMIT ${POSTINGS_PER_TERM}) AS m)`;
+  const idf = (n: string) => `ln(1 + (CAST((SELECT n FROM total) AS double precision) - ${n} + 0.5) / (${n} + 0.5))`;
   return p.statement(
     `WITH ${postings},
-          weighted AS (SELECT id, CAST(count(*) OVER (PARTITION BY t) AS double precision) AS df FROM hits),
-          total AS (${workspaceSize(dialect, p.add(workspaceId))})
-     SELECT id, sum(ln(1 + ((SELECT n FROM total) - df + 0.5) / (df + 0.5))) AS score
+          weighted AS (SELECT t, id, CAST(count(*) OVER (PARTITION BY t) AS double precision) AS df FROM hits),
+          total AS (${workspaceSize(dialect, p.add(workspaceId))}),
+          query AS (SELECT sum(${idf("df")}) + (${p.add(terms.length)} - count(*)) * ${idf("0")} AS weight
+                      FROM (SELECT DISTINCT t, df FROM weighted) AS words)
+     SELECT id, sum(${idf("df")}) AS score, (SELECT weight FROM query) AS "queryWeight"
        FROM weighted
       GROUP BY id ORDER BY score DESC, id LIMIT ${p.add(limit)}`,
   );

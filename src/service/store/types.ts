@@ -55,6 +55,11 @@ export const FORGOTTEN_EMBEDDER = "";
 export interface LexicalMatch {
   id: number;
   score: number;
+  /**
+   * The whole query's weight, the same on every match: the sum of every query word's inverse document frequency, a
+   * word no memory holds counting as the rarest. `score / queryWeight` is the share of the query a memory matches.
+   */
+  queryWeight: number;
 }
 
 /** A memory to insert; the store assigns `id`, `rev`, `updated_at = created_at`, `access_count = 0`. */

@@ -8,7 +8,8 @@
 //
 //   node test/eval/locomo/run.js [--repo PATH] [--conversations 26,30] [--json FILE]
 // --repo measures another checkout's build (its bin/brain-mcp.js and dist/); the baselines always use this
-// checkout's embedder, so their figures stay put while the service changes. BRAIN_EMBEDDER passes to the service.
+// checkout's embedder, so their figures stay put while the service changes. BRAIN_EMBEDDER passes to the service;
+// BRAIN_DATABASE_URL runs it over PostgreSQL (an empty database: scripts/throwaway-postgres.js starts a cluster).
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -16,6 +17,7 @@ import { parseArgs } from "node:util";
 import { fileURLToPath } from "node:url";
 import { execFileSync } from "node:child_process";
 import Database from "better-sqlite3";
+import pg from "pg";
 import { startService } from "../service.js";
 import { CATEGORY_NAMES, conversationIds, loadConversation } from "./dataset.js";
 import { createBm25Okapi } from "./bm25.js";
@@ -71,8 +73,21 @@ function withTimeout(promise, ms, what) {
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
-/** The texts the store holds now, by memory id (read-only, beside the running service; export carries no ids). */
-function memoryTexts(db, workspaceId) {
+/**
+ * The texts the store holds now, by memory id (read-only, beside the running service; export carries no ids): from
+ * PostgreSQL when BRAIN_DATABASE_URL sends the service there, else from its SQLite file.
+ */
+async function memoryTexts(db, workspaceId) {
+  if (process.env.BRAIN_DATABASE_URL) {
+    const client = new pg.Client({ connectionString: process.env.BRAIN_DATABASE_URL, statement_timeout: 30_000 });
+    await client.connect();
+    try {
+      const { rows } = await client.query("SELECT id, text FROM memories WHERE workspace_id = $1", [workspaceId]);
+      return new Map(rows.map((r) => [Number(r.id), r.text]));
+    } finally {
+      await client.end();
+    }
+  }
   const store = new Database(db, { readonly: true, fileMustExist: true });
   try {
     const rows = store.prepare("SELECT id, text FROM memories WHERE workspace_id = ?").all(workspaceId);
@@ -170,7 +185,7 @@ async function main() {
         });
       }
 
-      const finalText = memoryTexts(service.db, workspace.id);
+      const finalText = await memoryTexts(service.db, workspace.id);
       const evidenceTurns = new Set(conversation.questions.flatMap((q) => q.evidence));
       const report = mergeReport(conversation.turns, outcomes, finalText, evidenceTurns);
       for (const key of Object.keys(report)) merges[key] += report[key];

@@ -30,6 +30,7 @@ import {
   healthCountsStatement,
   lexicalSearchStatement,
   listMemoriesStatement,
+  sqliteMatchableTerms,
   vectorToBytes,
 } from "../shared-sql.js";
 import { likePrefix, toMemory, toWorkspace, type MemoryRow, type WorkspaceRow } from "../rows.js";
@@ -184,7 +185,7 @@ const INTEGER_IDS = `
  * or forgotten memory is searchable (or gone) in the same transaction. Contentless with contentless_delete: the text
  * lives once, in `memories`; the index keeps only its tokens, and `workspace` (the token `w<id>`) files each memory
  * under its workspace. unicode61 with diacritics folded: words, names and numbers of any script match as written, no
- * stemming. Ranked in ./shared-sql.ts (lexicalSearchStatement).
+ * stemming. Ranked in ./shared-sql.ts (lexicalSearchStatement). Replaced by migration 7 (TRIGRAM_LEXICAL_INDEX).
  */
 const LEXICAL_INDEX = `
   CREATE VIRTUAL TABLE memory_text USING fts5(
@@ -197,6 +198,34 @@ const LEXICAL_INDEX = `
   CREATE TRIGGER memory_text_update AFTER UPDATE OF text ON memories BEGIN
     DELETE FROM memory_text WHERE rowid = old.id;
     INSERT INTO memory_text (rowid, text, workspace) VALUES (new.id, new.text, 'w' || new.workspace_id);
+  END;
+  CREATE TRIGGER memory_text_delete AFTER DELETE ON memories BEGIN
+    DELETE FROM memory_text WHERE rowid = old.id;
+  END;
+`;
+
+/**
+ * The lexical index rebuilt with the `trigram` tokenizer (issue 18's open goal): a query word matches wherever its
+ * letters appear, so "painting" finds "paintings", "Caroline" finds "Caroline's" and "2022" finds "2022-05-01",
+ * in any language and with no stemmer (FTS5 folds case; diacritics folded too). Words under three characters cannot
+ * be matched (./shared-sql.ts drops them). The workspace token gains a closing `w` (`w12w`): a trigram table matches
+ * substrings, and `w1` would match inside `w12`. Rebuilt from `memories`, which hold every text.
+ */
+const TRIGRAM_LEXICAL_INDEX = `
+  DROP TRIGGER memory_text_insert;
+  DROP TRIGGER memory_text_update;
+  DROP TRIGGER memory_text_delete;
+  DROP TABLE memory_text;
+  CREATE VIRTUAL TABLE memory_text USING fts5(
+    text, workspace, content = '', contentless_delete = 1, tokenize = 'trigram remove_diacritics 1'
+  );
+  INSERT INTO memory_text (rowid, text, workspace) SELECT id, text, 'w' || workspace_id || 'w' FROM memories;
+  CREATE TRIGGER memory_text_insert AFTER INSERT ON memories BEGIN
+    INSERT INTO memory_text (rowid, text, workspace) VALUES (new.id, new.text, 'w' || new.workspace_id || 'w');
+  END;
+  CREATE TRIGGER memory_text_update AFTER UPDATE OF text ON memories BEGIN
+    DELETE FROM memory_text WHERE rowid = old.id;
+    INSERT INTO memory_text (rowid, text, workspace) VALUES (new.id, new.text, 'w' || new.workspace_id || 'w');
   END;
   CREATE TRIGGER memory_text_delete AFTER DELETE ON memories BEGIN
     DELETE FROM memory_text WHERE rowid = old.id;
@@ -306,6 +335,8 @@ const MIGRATIONS: string[] = [
   "CREATE INDEX idempotency_age ON idempotency(workspace_id, created_at);",
   // 6: the lexical index (issue 18).
   LEXICAL_INDEX,
+  // 7: the lexical index with the trigram tokenizer, rebuilt from the memories (issue 18's retrieval-quality goals).
+  TRIGRAM_LEXICAL_INDEX,
 ];
 
 /** The schema version a current store is at (PRAGMA user_version after migrating). */
@@ -681,8 +712,9 @@ export function openSqliteStore(path: string): MemoryStore {
     vectorsSince: async (workspaceId, sinceRev, limit) => readVectors(workspaceId, sinceRev, limit),
     vectorsOf: async (workspaceId, ids) => vectorsOf(workspaceId, ids),
     async searchText(workspaceId, terms, limit) {
-      if (terms.length === 0 || limit <= 0) return [];
-      return readAllNow(lexicalSearchStatement("sqlite", workspaceId, terms, limit)) as unknown as LexicalMatch[];
+      const matchable = sqliteMatchableTerms(terms);
+      if (matchable.length === 0 || limit <= 0) return [];
+      return readAllNow(lexicalSearchStatement("sqlite", workspaceId, matchable, limit)) as unknown as LexicalMatch[];
     },
     recentWorkspaces: async (limit) => q.recentWorkspaces.all(limit) as number[],
     async getMemories(workspaceId, ids) {
