@@ -7,7 +7,10 @@ import { randomInt } from "node:crypto";
 const FIRST_RANDOM_ID = 2 ** 32;
 const RANDOM_ID_SPAN = 2 ** 48 - 1; // crypto.randomInt's widest range
 
-/** A new memory id; the store retries with another on the rare collision with an id it holds. */
+/**
+ * A new memory id; the store draws another on the rare collision with an id it holds or once held (a forgotten
+ * memory's id, kept in its tombstone, is never given to another memory: a client holding it must not reach new text).
+ */
 export function newMemoryId(): number {
   return FIRST_RANDOM_ID + randomInt(RANDOM_ID_SPAN);
 }

@@ -263,12 +263,15 @@ class PostgresWorkspaceTx implements WorkspaceTx {
 
   async insertMemory(m: NewMemory): Promise<MemoryRecord> {
     for (let attempt = 1; ; attempt++) {
-      // ON CONFLICT rather than an error: a failed statement would abort the whole transaction.
+      // ON CONFLICT and NOT EXISTS rather than an error (a failed statement would abort the whole transaction): an id
+      // held by a memory or once held by a forgotten one inserts nothing, and another is drawn.
       const { rows } = await (await this.db()).query<MemoryRow>(
         `INSERT INTO memories (id, workspace_id, text, meta, vector, embedder_id, importance, temporal_type, valid_until,
                                categories, created_at, updated_at, last_accessed_at, access_count, rev)
          OVERRIDING SYSTEM VALUE
-         VALUES ($11, $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10, NULL, 0, ${nextRev("$1")})
+         SELECT $11::bigint, $1::bigint, $2::text, $3::text, $4::bytea, $5::text, $6::integer, $7::text, $8::bigint,
+                $9::text, $10::bigint, $10::bigint, NULL, 0, ${nextRev("$1::bigint")}
+          WHERE NOT EXISTS (SELECT 1 FROM memory_tombstones WHERE memory_id = $11::bigint)
          ON CONFLICT (id) DO NOTHING
          RETURNING ${MEMORY_COLUMNS}`,
         [

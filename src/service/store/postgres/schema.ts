@@ -214,6 +214,12 @@ export const MIGRATIONS: readonly Migration[] = [
         SELECT workspace_id, count(*) FROM memories GROUP BY workspace_id;
     `,
   },
+  {
+    version: 8,
+    name: "forgotten memory ids",
+    // A forgotten memory's id is never drawn again (../memory-ids.ts): looked up among the tombstones on insert.
+    sql: "CREATE INDEX memory_tombstones_memory ON memory_tombstones (memory_id);",
+  },
 ];
 
 /** One transaction-scoped advisory lock serializes migrating across processes. */

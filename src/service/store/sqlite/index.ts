@@ -337,6 +337,8 @@ const MIGRATIONS: string[] = [
   LEXICAL_INDEX,
   // 7: the lexical index with the trigram tokenizer, rebuilt from the memories (issue 18's retrieval-quality goals).
   TRIGRAM_LEXICAL_INDEX,
+  // 8: a forgotten memory's id is never drawn again (../memory-ids.ts): looked up among the tombstones on insert.
+  "CREATE INDEX memory_tombstones_memory ON memory_tombstones(memory_id);",
 ];
 
 /** The schema version a current store is at (PRAGMA user_version after migrating). */
@@ -458,6 +460,7 @@ export function openSqliteStore(path: string): MemoryStore {
     ),
     deleteVector: db.prepare("DELETE FROM memory_vectors WHERE memory_id = ?"),
     deleteMemory: db.prepare("DELETE FROM memories WHERE id = ? AND +workspace_id = ?"),
+    forgottenId: db.prepare("SELECT 1 FROM memory_tombstones WHERE memory_id = ?").pluck(),
     insertTombstone: db.prepare("INSERT INTO memory_tombstones (workspace_id, rev, memory_id, deleted_at) VALUES (?, ?, ?, ?)"),
     forgetIdempotency: db.prepare(
       "DELETE FROM idempotency WHERE workspace_id = ? AND json_extract(response, '$.memory_id') IN (SELECT value FROM json_each(?))",
@@ -589,6 +592,10 @@ export function openSqliteStore(path: string): MemoryStore {
         let id = 0;
         for (let attempt = 1; id === 0; attempt++) {
           const candidate = newMemoryId();
+          if (q.forgottenId.get(candidate)) {
+            if (attempt === MEMORY_ID_ATTEMPTS) throw new Error("no free memory id after several attempts");
+            continue;
+          }
           try {
             q.insertMemory.run({ ...values, id: candidate });
             id = candidate;
