@@ -1,12 +1,28 @@
 // LoCoMo's development half (../shared/bench/locomo-dev/, its README gives the protocol), read as the team measures
 // it: one memory per dialog turn in conversation order, and the questions of categories 1-4 with their evidence turns.
-import { readFileSync } from "node:fs";
+// The data is not in this repository: every reader finds it through DATA_DIR and says where to get it with dataMissing().
+import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
-export const DATA_DIR = fileURLToPath(new URL("../../../../shared/bench/locomo-dev/", import.meta.url));
+/** BRAIN_LOCOMO_DIR, else the team's copy in ../shared/bench/locomo-dev/ beside the repository. */
+export const DATA_DIR = process.env.BRAIN_LOCOMO_DIR
+  ? path.resolve(process.env.BRAIN_LOCOMO_DIR)
+  : fileURLToPath(new URL("../../../../shared/bench/locomo-dev/", import.meta.url));
 /** The development half; the other five conversations are held out and never read here. */
 export const DEV_CONVERSATIONS = ["26", "30", "41", "42", "43"];
+
+/** null when every development conversation is in dataDir; else one message naming the folder and where to get it. */
+export function dataMissing(dataDir = DATA_DIR) {
+  const absent = DEV_CONVERSATIONS.filter((id) => !existsSync(path.join(dataDir, `${id}.json`)));
+  if (absent.length === 0) return null;
+  return (
+    `LoCoMo's development half is not in ${dataDir} (missing ${absent.map((id) => `${id}.json`).join(", ")}). ` +
+    "It is not part of this repository: take conversations 26, 30, 41, 42 and 43 from data/locomo10.zip " +
+    "(multimodal_dialog/locomo10_v2/) of https://github.com/snap-research/locomo, one <id>.json each, and put them " +
+    "there or point BRAIN_LOCOMO_DIR at their folder"
+  );
+}
 export const CATEGORY_NAMES = { 1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop" };
 const EVIDENCE_ID = /D\d+:\d+/g;
 
@@ -14,6 +30,8 @@ const EVIDENCE_ID = /D\d+:\d+/g;
 export function loadConversation(id, dataDir = DATA_DIR) {
   if (!DEV_CONVERSATIONS.includes(id))
     throw new Error(`conversation ${id} is not in the development half (${DEV_CONVERSATIONS.join(", ")})`);
+  const missing = dataMissing(dataDir);
+  if (missing) throw new Error(missing);
   const raw = JSON.parse(readFileSync(path.join(dataDir, `${id}.json`), "utf8"));
   const sessions = Object.keys(raw)
     .map((key) => key.match(/^session_(\d+)$/))

@@ -19,7 +19,7 @@ import { execFileSync } from "node:child_process";
 import Database from "better-sqlite3";
 import pg from "pg";
 import { startService } from "../service.js";
-import { CATEGORY_NAMES, conversationIds, loadConversation } from "./dataset.js";
+import { CATEGORY_NAMES, conversationIds, dataMissing, loadConversation } from "./dataset.js";
 import { createBm25Okapi } from "./bm25.js";
 import { cosines, embedAll, loadEmbedder } from "./dense.js";
 import { firstHit, rankByScore, reciprocalRankFusion, summarize } from "./measures.js";
@@ -34,6 +34,11 @@ const { values: args } = parseArgs({
   options: { repo: { type: "string", default: HERE }, conversations: { type: "string" }, json: { type: "string" } },
 });
 const repo = path.resolve(args.repo);
+const missing = dataMissing();
+if (missing) {
+  console.error(`eval:locomo: ${missing}`);
+  process.exit(1);
+}
 // Temp files (the store, the vector cache) under one folder of this harness.
 process.env.TMPDIR ??= path.join("/tmp", "locomo");
 mkdirSync(process.env.TMPDIR, { recursive: true });
