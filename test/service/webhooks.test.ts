@@ -270,6 +270,9 @@ describe("webhooks from a running serve", () => {
     receiver.respond(() => ({ status: 204 }));
   });
 
+  /** The card the PII test stores, with or without its separators, or the words around it. */
+  const REJECTED_CARD = /4111[\s-]?1111[\s-]?1111[\s-]?1111|card number/;
+
   it("bursts of PII rejections, revoked-key failures and rate limiting, and a low quality score, are anomaly events", async () => {
     const ws = await svc.newWorkspace("anomalies");
     const endpoint = await addEndpoint(svc, ws.workspaceId, `${receiver.url}/anomalies`, "anomalies");
@@ -302,7 +305,8 @@ describe("webhooks from a running serve", () => {
     expect(mine.map((m) => m.type).sort()).toEqual(expected);
     expect(mine.every((m) => m.verified && m.data.workspace_id === ws.workspaceId)).toBe(true);
     expect(mine.find((m) => m.type === "anomaly.pii_rejections")!.data).toMatchObject({ count: 3, threshold: 3, window_seconds: 60 });
-    expect(JSON.stringify(mine)).not.toContain("4111");
+    // The rejected text in any spelling (random ids may hold "4111": the card's 16 digits and the words may not).
+    expect(JSON.stringify(mine)).not.toMatch(REJECTED_CARD);
     expect(mine.find((m) => m.type === "anomaly.quality_score_low")!.data.threshold).toBe(101);
   });
 
@@ -373,7 +377,8 @@ describe("webhooks from a running serve", () => {
   it("no signing secret, API key or rejected text reached serve's log", () => {
     const log = svc.stderr();
     expect(log).toContain("webhook delivery failed"); // the log did record the deliveries above
-    expect(log).not.toMatch(/whsec_|svc_ws_[A-Za-z0-9]{20}|4111/);
+    expect(log).not.toMatch(/whsec_|svc_ws_[A-Za-z0-9]{20}/);
+    expect(log).not.toMatch(REJECTED_CARD);
   });
 });
 
