@@ -81,7 +81,8 @@ async function runAdapter(embedded: ServiceCommands | null, handshake: Handshake
   if (!embedded) await keepAdapterSmall();
   // settings first: a bad one is reported before the SDK loads
   const { createLogger, loadConfig } = await import("../config/index.js");
-  const config = loadConfig();
+  // a bad address is explained by every tool call, inside the session (hosts hide stderr), as a missing key is
+  const config = loadConfig({ keepBadBaseURL: true });
   const { runStdioAdapter } = await import("../mcp/stdio.js");
   if (!embedded) return runStdioAdapter({ config, handshake });
   const { dirname } = await import("node:path");

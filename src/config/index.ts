@@ -20,12 +20,16 @@ export interface AdapterConfig {
   maxRetries: number;
   callDeadlineMs: number;
   logLevel: LogLevel;
+  /** Set (with `keepBadBaseURL`) when the base URL is unusable: the sentence saying why and what it should look like. */
+  baseURLProblem?: string;
 }
 
 export interface LoadConfigOptions {
   env?: NodeJS.ProcessEnv;
   /** Hears warnings found while loading (a config file others can read). */
   warn?: (message: string) => void;
+  /** The adapter: a bad base URL is reported in baseURLProblem (then by every tool call), not thrown. */
+  keepBadBaseURL?: boolean;
 }
 
 export function loadConfig(options: LoadConfigOptions = {}): AdapterConfig {
@@ -37,7 +41,13 @@ export function loadConfig(options: LoadConfigOptions = {}): AdapterConfig {
 
   const baseURL = env.baseURL ?? fileURL ?? DEFAULT_BASE_URL;
   const baseURLSource = env.baseURL ? "env" : fileURL ? "file" : "default";
-  checkBaseURL(baseURL, baseURLSource === "env" ? "BRAIN_BASE_URL" : `"base_url" in ${configPath}`);
+  let baseURLProblem: string | undefined;
+  try {
+    checkBaseURL(baseURL, baseURLSource === "env" ? "BRAIN_BASE_URL" : `"base_url" in ${configPath}`);
+  } catch (error) {
+    if (!options.keepBadBaseURL || !(error instanceof ConfigError)) throw error;
+    baseURLProblem = error.message;
+  }
 
   return {
     apiKey: env.apiKey ?? fileKey,
@@ -50,8 +60,12 @@ export function loadConfig(options: LoadConfigOptions = {}): AdapterConfig {
     maxRetries: env.maxRetries,
     callDeadlineMs: env.callDeadlineMs,
     logLevel: env.logLevel,
+    ...(baseURLProblem ? { baseURLProblem } : {}),
   };
 }
+
+/** What a base URL looks like: the service's root, without /v1 (the client adds the API's paths). */
+export const ADDRESS_EXAMPLES = "http://127.0.0.1:8787 or https://brain.example.com (no /v1)";
 
 /** An http(s) URL; plain http only to this machine (the key must not cross a network in clear). */
 export function checkBaseURL(value: string, source: string): void {
@@ -59,7 +73,9 @@ export function checkBaseURL(value: string, source: string): void {
   try {
     url = new URL(value);
   } catch {
-    throw new ConfigError(`${source}=${JSON.stringify(value)} is not a URL: give one like https://brain.example.com.`);
+    throw new ConfigError(
+      `${source}=${JSON.stringify(value)} is not a URL: give the service's address with its scheme, like ${ADDRESS_EXAMPLES}.`,
+    );
   }
   if (url.protocol === "https:") return;
   if (url.protocol === "http:" && isLoopback(url.hostname)) return;
@@ -68,7 +84,7 @@ export function checkBaseURL(value: string, source: string): void {
       `${source}=${JSON.stringify(value)} uses plain http off this machine: use https (plain http is only for 127.0.0.1, ::1 or localhost).`,
     );
   }
-  throw new ConfigError(`${source}=${JSON.stringify(value)} must be an https:// (or loopback http://) URL.`);
+  throw new ConfigError(`${source}=${JSON.stringify(value)} must be an https:// (or loopback http://) URL, like ${ADDRESS_EXAMPLES}.`);
 }
 
 export function isLoopback(hostname: string): boolean {

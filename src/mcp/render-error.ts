@@ -13,6 +13,7 @@ import {
   TimeoutError,
   ValidationError,
 } from "../client/errors.js";
+import { ADDRESS_EXAMPLES } from "../config/index.js";
 import { redact } from "../config/logger.js";
 
 export type Operation = "remember" | "recall" | "health" | "status";
@@ -21,6 +22,8 @@ export interface ErrorContext {
   operation: Operation;
   baseURL: string;
   configPath: string;
+  /** The configured address is unusable (the setting's own sentence): the call never left the adapter. */
+  badAddress?: string;
   /** Set when the key was missing: the call never left the adapter. */
   missingKey?: boolean;
   /** The per-call deadline ran out (BRAIN_CALL_DEADLINE). */
@@ -50,6 +53,12 @@ export function renderError(error: unknown, context: ErrorContext): string {
 
 function describeFailure(error: unknown, ctx: ErrorContext): string {
   const url = ctx.baseURL;
+  if (ctx.badAddress) {
+    return (
+      `The memory service's address is not usable, so nothing was sent: ${ctx.badAddress} Set BRAIN_BASE_URL in this ` +
+      `server's environment (for Claude Desktop, the "env" of its entry) or save one with \`brain-mcp config set-url\`, then restart the server.`
+    );
+  }
   if (ctx.missingKey) {
     return (
       `No API key is set, so the memory service cannot be reached. Set BRAIN_API_KEY in this server's environment ` +
@@ -89,6 +98,8 @@ function describeFailure(error: unknown, ctx: ErrorContext): string {
   }
   if (error instanceof PermissionError) return describeRefusal(code, serviceSays);
   if (error instanceof NotFoundError) {
+    const wrong = wrongAddress(url, ctx.operation);
+    if (wrong) return wrong;
     if (ctx.operation === "health" || ctx.operation === "status") {
       return `The memory service at ${url} does not offer ${ROUTE_OF[ctx.operation]} (404): it predates ${ctx.operation}. Upgrade the service; remembering and recalling still work.`;
     }
@@ -126,6 +137,27 @@ function describeFailure(error: unknown, ctx: ErrorContext): string {
   }
   if (status !== null) return answered(status, withCode, serviceSays);
   return `The call failed: ${error.message}`;
+}
+
+/**
+ * A 404 from a base URL with a path (`…:8787/v1`, a page of another site): the address is wrong, not the service old.
+ * Root addresses keep the other sentences (a service behind a proxy at a path prefix is told apart by what it says).
+ */
+function wrongAddress(url: string, operation: Operation): string | null {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return null;
+  }
+  const path = parsed.pathname.replace(/\/+$/, "");
+  if (path === "") return null;
+  const [method, route] = ROUTE_OF[operation].split(" ");
+  const root = /\/v1$/.test(path) ? ` Here that is ${parsed.origin}${path.slice(0, -3)}.` : "";
+  return (
+    `Nothing answers ${method} ${route} at ${url} (404): the memory service's address looks wrong. BRAIN_BASE_URL is the ` +
+    `service's root address, like ${ADDRESS_EXAMPLES}: the adapter adds /v1/... itself.${root}`
+  );
 }
 
 function answered(status: number | null, withCode: string, serviceSays: string): string {

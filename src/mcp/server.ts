@@ -26,6 +26,8 @@ export interface ServerDeps {
   openClient: (() => MemoryClient | Promise<MemoryClient>) | null;
   /** Where calls go, and where the key lives: named in error messages. */
   baseURL: string;
+  /** The configured address is unusable (why, and what it should look like): every call says so. */
+  baseURLProblem?: string;
   configPath: string;
   toolNames: ToolNameMode;
   timeoutMs: number;
@@ -122,6 +124,7 @@ export function createServer(deps: ServerDeps): BrainServer {
       maxRetries: deps.maxRetries,
       secrets: deps.secrets,
     };
+    if (deps.baseURLProblem) return failure(renderError(null, { ...context, badAddress: deps.baseURLProblem }));
     if (!deps.openClient) return failure(renderError(null, { ...context, missingKey: true }));
 
     const { signal, deadlineExceeded, dispose } = callSignal(deps.callDeadlineMs, cancelled, onShutdown);

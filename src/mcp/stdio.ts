@@ -31,17 +31,21 @@ export async function runStdioAdapter(options: AdapterOptions = {}): Promise<voi
   const secrets = apiKey ? [apiKey] : [];
   const logger = createLogger({ level: config.logLevel, secrets });
 
-  if (!apiKey) {
+  // --embedded replaces the address, so only the adapter's own can be wrong
+  const baseURLProblem = options.service ? undefined : config.baseURLProblem;
+  if (baseURLProblem) logger.warn(`${baseURLProblem} Every tool call will say so.`);
+  else if (!apiKey) {
     logger.warn(`no API key: set BRAIN_API_KEY or run \`brain-mcp config set-key\` (${config.configPath}); every tool call will say so`);
   }
-  const openClient = apiKey
-    ? async () => {
-        const [{ Brain }, { createStderrLogger }] = await Promise.all([import("../client/brain.js"), import("../client/logger.js")]);
-        // below BRAIN_LOG=debug, the client's own no-op tells it to skip building (and redacting) debug lines per call
-        const quietDebug = config.logLevel === "debug" ? logger : { ...logger, debug: createStderrLogger("off").debug };
-        return new Brain({ apiKey, baseURL, timeout: config.timeoutMs, maxRetries: config.maxRetries, logger: quietDebug });
-      }
-    : null;
+  const openClient =
+    apiKey && !baseURLProblem
+      ? async () => {
+          const [{ Brain }, { createStderrLogger }] = await Promise.all([import("../client/brain.js"), import("../client/logger.js")]);
+          // below BRAIN_LOG=debug, the client's own no-op tells it to skip building (and redacting) debug lines per call
+          const quietDebug = config.logLevel === "debug" ? logger : { ...logger, debug: createStderrLogger("off").debug };
+          return new Brain({ apiKey, baseURL, timeout: config.timeoutMs, maxRetries: config.maxRetries, logger: quietDebug });
+        }
+      : null;
 
   let brain: BrainServer | undefined;
   // the SDK and the tools (zod) load here: with recorded answers, after the first tools/list is answered
@@ -53,6 +57,7 @@ export async function runStdioAdapter(options: AdapterOptions = {}): Promise<voi
     brain = createServer({
       openClient,
       baseURL,
+      baseURLProblem,
       configPath: config.configPath,
       toolNames: config.toolNames,
       timeoutMs: config.timeoutMs,

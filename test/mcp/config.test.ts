@@ -76,6 +76,41 @@ describe("the key", () => {
   });
 });
 
+describe("a bad address starts the adapter, and every tool call says what is wrong and what it should look like", () => {
+  // Hosts hide stderr and show a dead server as "Connection closed": the session itself must carry the explanation.
+  it.each([
+    [
+      "127.0.0.1:8787",
+      /BRAIN_BASE_URL="127\.0\.0\.1:8787" is not a URL/,
+      "like http://127.0.0.1:8787 or https://brain.example.com (no /v1)",
+    ],
+    ["http://brain.example.com", /BRAIN_BASE_URL="http:\/\/brain\.example\.com" uses plain http off this machine/, "use https"],
+  ])("BRAIN_BASE_URL=%s", async (value, why, hint) => {
+    const a = await connectAdapter(isolatedEnv({ BRAIN_API_KEY: KEY, BRAIN_BASE_URL: value }));
+    adapters.push(a);
+    expect((await a.client.listTools()).tools).toHaveLength(4);
+    for (const name of ["brain.status", "brain.remember"]) {
+      const result = await a.client.callTool({ name, arguments: name === "brain.remember" ? { text: "a fact" } : {} });
+      expect(result.isError).toBe(true);
+      const text = (result.content as { text: string }[])[0]!.text;
+      expect(text).toMatch(why);
+      expect(text).toMatch(/^The memory service's address is not usable, so nothing was sent/);
+      expect(text).toContain(hint);
+      expect(text).not.toContain(KEY);
+    }
+    expect(a.stderr()).toMatch(why);
+  });
+
+  it("a bad base_url in the config file names the file", async () => {
+    const path = configFile({ api_key: FILE_KEY, base_url: "localhost:8787" }, 0o600);
+    const a = await connectAdapter(isolatedEnv({ BRAIN_CONFIG: path }));
+    adapters.push(a);
+    const result = await a.client.callTool({ name: "brain.health", arguments: {} });
+    expect(result.isError).toBe(true);
+    expect((result.content as { text: string }[])[0]!.text).toContain(`"base_url" in ${path}="localhost:8787" must be an https://`);
+  });
+});
+
 describe("bad settings stop the adapter with a message naming the variable", () => {
   it.each([
     ["BRAIN_TIMEOUT", "soon"],
@@ -88,12 +123,6 @@ describe("bad settings stop the adapter with a message naming the variable", () 
     expect(code).toBe(2);
     expect(stderr).toContain(`${name}="${value}" is not valid`);
     expect(stdout).toBe("");
-  });
-
-  it("BRAIN_BASE_URL with plain http off this machine is refused", async () => {
-    const { code, stderr } = await startupFailure(isolatedEnv({ BRAIN_API_KEY: KEY, BRAIN_BASE_URL: "http://brain.example.com" }));
-    expect(code).toBe(2);
-    expect(stderr).toMatch(/BRAIN_BASE_URL="http:\/\/brain\.example\.com" uses plain http off this machine/);
   });
 
   it("a config file that is not JSON names the file", async () => {

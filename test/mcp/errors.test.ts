@@ -153,6 +153,28 @@ describe("failures before the service", () => {
     );
   });
 
+  it("a base URL with a wrong path (…/v1) says the address is wrong and what it should be, for every tool", async () => {
+    // The scripted service answers 404 for every path it was not given, as a real one does for /v1/v1/status.
+    const a = await connectAdapter(isolatedEnv({ BRAIN_API_KEY: KEY, BRAIN_BASE_URL: `${service.url}/v1`, BRAIN_MAX_RETRIES: "0" }));
+    adapters.push(a);
+    for (const [name, args] of [
+      ["brain.status", {}],
+      ["brain.health", {}],
+      ["brain.recall", { query: "anything" }],
+    ] as const) {
+      const result = await call(a, name, args);
+      expect(result.isError).toBe(true);
+      const text = textOf(result);
+      expect(text).toMatch(
+        new RegExp(`^Nothing answers (GET|POST) /v1/\\S+ at ${service.url}/v1 \\(404\\): the memory service's address looks wrong`),
+      );
+      expect(text).toContain("like http://127.0.0.1:8787 or https://brain.example.com (no /v1)");
+      expect(text).toContain(`Here that is ${service.url}.`);
+      expect(text).not.toMatch(/predates|Upgrade/);
+    }
+    expect(service.seen.map((r) => r.path)).toContain("/v1/v1/status");
+  });
+
   it("the key never appears in any result or on stderr, even at BRAIN_LOG=debug", () => {
     expect(outputs.length).toBeGreaterThan(5);
     for (const out of outputs) expect(out).not.toContain(KEY);
