@@ -7,7 +7,7 @@
 import { createHash } from "node:crypto";
 import { chmodSync, cpSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { execFileSync } from "node:child_process";
-import { dirname, join, relative } from "node:path";
+import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
@@ -190,7 +190,8 @@ if (import.meta.url === `file://${process.argv[1]}` || fileURLToPath(import.meta
   );
   const at = process.argv.indexOf("--pack");
   if (at !== -1) {
-    const destination = process.argv[at + 1] ?? root;
+    // relative to where the command runs (npm pack's own habit), never to the stage, which the next run deletes
+    const destination = resolve(process.argv[at + 1] ?? root);
     mkdirSync(destination, { recursive: true });
     const out = execFileSync("npm", ["pack", "--silent", "--pack-destination", destination], { cwd: stage, encoding: "utf8" });
     console.log(join(destination, out.trim().split("\n").pop()));
