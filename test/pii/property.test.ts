@@ -39,6 +39,11 @@ const SPACES = [" ", "  ", "\u00a0", "\u2009", "\u202f", "\u3000", "\t"];
 const DASHES = ["-", "\u2010", "\u2011", "\u2013", "\u2014", "\u2212", " - ", " \u2013 "];
 const MARKS = [".", "/", "_", " / ", " . "];
 const separator = fc.constantFrom(...SPACES, ...DASHES, ...MARKS);
+/** Line breaks and commas, alone or with spaces around them: how a card copied from a form or a PDF arrives. */
+const BREAKS = ["\n", "\r\n", " \n", "\n ", ",", ", ", " , ", "\t,\t"];
+/** A separator drawn for each gap, from spaces, dashes and breaks at once ("4111 1111-1111\n1111"). */
+const mixedSeparators = fc.array(fc.constantFrom(...SPACES, ...DASHES, ...BREAKS), { minLength: 18, maxLength: 18 });
+const joinMixed = (groups: string[], seps: string[]) => groups.map((g, i) => (i === 0 ? g : seps[i - 1] + g)).join("");
 const idSeparator = fc.constantFrom(...SPACES, ...DASHES, ".");
 
 function withLuhn(body: string): string {
@@ -86,6 +91,17 @@ const printedCard = fc
     fc.constantFrom(...CARD_CONTEXTS),
   )
   .map(([number, style, sep, form, hide, context]) => context.replace("{}", hide(form(group(number, style).join(sep)))));
+
+const mixedCard = fc
+  .tuple(
+    cardNumber,
+    fc.constantFrom("fours", "amex", "single", "pairs" as const),
+    mixedSeparators,
+    digitForm,
+    invisibles,
+    fc.constantFrom(...CARD_CONTEXTS, "card:\n{}\nexp 09/28"),
+  )
+  .map(([number, style, seps, form, hide, context]) => context.replace("{}", hide(form(joinMixed(group(number, style), seps)))));
 
 /** US SSNs (valid area, group, serial), labelled or in their own dashed shape. */
 const ssn = fc
@@ -196,10 +212,47 @@ const timestamp = fc
 
 const lookAlike = fc.tuple(fc.oneof(orderNumber, phoneNumber, isbn, timestamp), digitForm).map(([text, form]) => form(text));
 
+/** The same look-alikes with separators mixed and broken across lines: order numbers, phone numbers, date lists. */
+const mixedLookAlike = fc.oneof(
+  fc
+    .tuple(
+      fc.oneof(cardNumber, digits(6, 19)),
+      mixedSeparators,
+      fc.constantFrom("Order #{}", "order number {} shipped", "tracking number:\n{}", "Invoice {} is paid"),
+    )
+    .map(([n, seps, context]) => context.replace("{}", joinMixed(group(n, "fours"), seps))),
+  fc
+    .tuple(
+      fc.constantFrom([3, 3, 4], [2, 4, 4], [4, 3, 3], [2, 2, 2, 2, 2], [3, 7], [5, 5], [3, 4, 4]),
+      mixedSeparators,
+      fc.constantFrom("call {}", "phone: {}", "+1 {}", "ring me on {} after six"),
+    )
+    .chain(([sizes, seps, context]) =>
+      fc.tuple(...sizes.map((n) => digits(n))).map((groups) => context.replace("{}", joinMixed(groups, seps))),
+    ),
+  fc
+    .array(fc.date({ min: new Date("1971-01-01T00:00:00Z"), max: new Date("2099-12-31T23:59:59Z"), noInvalidDate: true }), {
+      minLength: 2,
+      maxLength: 4,
+    })
+    .chain((dates) =>
+      fc.constantFrom("\n", ", ", ",", " ").map((sep) => `due ${dates.map((d) => d.toISOString().slice(0, 10)).join(sep)}`),
+    ),
+);
+
 describe("the PII screen under generated input (fast-check, seed " + SEED + ")", () => {
   it("refuses every generated card number, however it is printed", () => {
     fc.assert(
       fc.property(printedCard, (text) => {
+        expect(kinds(text), JSON.stringify(text)).toContain("credit_card");
+      }),
+      settings,
+    );
+  });
+
+  it("refuses every generated card number printed with mixed separators and line breaks", () => {
+    fc.assert(
+      fc.property(mixedCard, (text) => {
         expect(kinds(text), JSON.stringify(text)).toContain("credit_card");
       }),
       settings,
@@ -227,7 +280,7 @@ describe("the PII screen under generated input (fast-check, seed " + SEED + ")",
 
   it("accepts order numbers, phone numbers, ISBNs and timestamps in any digit form", () => {
     fc.assert(
-      fc.property(lookAlike, (text) => {
+      fc.property(fc.oneof(lookAlike, mixedLookAlike), (text) => {
         expect(kinds(text), JSON.stringify(text)).toEqual([]);
       }),
       settings,
