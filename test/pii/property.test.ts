@@ -138,11 +138,51 @@ const printedDni = fc
     return context.replace("{}", hide(form(n) + sep + letter));
   });
 
+/** Chinese resident ids: province, birth date, sequence and the ISO 7064 check character (X for 10). */
+const chineseId = fc
+  .tuple(
+    fc.constantFrom("11", "31", "44", "51", "65", "81"),
+    digits(4),
+    fc.date({ min: new Date("1920-01-01T00:00:00Z"), max: new Date("2020-12-31T00:00:00Z"), noInvalidDate: true }),
+    digits(3),
+  )
+  .map(([province, area, born, sequence]) => {
+    const body = province + area + born.toISOString().slice(0, 10).replace(/-/g, "") + sequence;
+    const w = [7, 9, 10, 5, 8, 4, 2, 1, 6, 3, 7, 9, 10, 5, 8, 4, 2];
+    const sum = [...body].reduce((acc, d, i) => acc + Number(d) * w[i]!, 0);
+    return body + "10X98765432"[sum % 11];
+  });
+const printedChineseId = fc
+  .tuple(
+    chineseId,
+    fc.constantFrom("我的身份证号码是{}", "身份证号：{}", "身份證號碼{}。", "{}", "ID {} on the form"),
+    letterForm,
+    invisibles,
+  )
+  .map(([id, context, form, hide]) => context.replace("{}", hide(form(id))));
+
 const base62 = (min: number, max = min) =>
   fc
     .array(fc.constantFrom(..."0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"), { minLength: min, maxLength: max })
     .map((c) => c.join(""))
     .filter((s) => /\d/.test(s) && /[A-Z]/.test(s) && /[a-z]/.test(s));
+
+/** A password stated in Chinese, Japanese or Korean, with or without particles, spaces and full-width colons. */
+const CJK_PASSWORD_CONTEXTS = [
+  "我的密码是{}",
+  "我的密碼是 {}。",
+  "WiFi密码：{}",
+  "密码{}，别告诉别人",
+  "私のパスワードは{}です",
+  "パスワード：「{}」",
+  "パスワードを{}に変更しました",
+  "제 비밀번호는 {} 입니다",
+  "제 비밀번호는{}입니다",
+  "비밀번호: {}",
+];
+const cjkPassword = fc
+  .tuple(base62(6, 16), fc.constantFrom(...CJK_PASSWORD_CONTEXTS), letterForm)
+  .map(([value, context, form]) => context.replace("{}", form(value)));
 
 /** Vendor and this service's keys, in any letter form, with invisible characters inside. */
 const key = fc.oneof(
@@ -259,8 +299,17 @@ describe("the PII screen under generated input (fast-check, seed " + SEED + ")",
     );
   });
 
+  it("refuses every generated password stated in Chinese, Japanese or Korean", () => {
+    fc.assert(
+      fc.property(cjkPassword, (text) => {
+        expect(kinds(text), JSON.stringify(text)).toContain("password");
+      }),
+      settings,
+    );
+  });
+
   it("refuses every generated national id, however it is printed", () => {
-    const id = fc.oneof(printedSsn, dashedSsn, printedBsn, printedDni);
+    const id = fc.oneof(printedSsn, dashedSsn, printedBsn, printedDni, printedChineseId);
     fc.assert(
       fc.property(id, (text) => {
         expect(kinds(text), JSON.stringify(text)).toContain("national_id");
