@@ -61,6 +61,39 @@ describe("credit card numbers", () => {
     expect(kinds("old visa card 4582029906867")).toEqual(["credit_card"]);
   });
 
+  it("are found across any mix of separators and line breaks (issue 28, item 5)", () => {
+    for (const text of [
+      "4111 1111-1111 1111",
+      "4111\n1111\n1111\n1111",
+      "4111\r\n1111\r\n1111\r\n1111",
+      "4111,1111,1111,1111",
+      "card: 4111, 1111, 1111, 1111",
+      "4111\t1111 1111\t1111",
+      "4111\u00a01111 1111-1111",
+      "4111 \n 1111-1111\t1111",
+      "Amex 3782-822463\n10005",
+      "my card is\n4111\n1111 1111\n1111\nexp 09/28",
+    ]) {
+      expect(kinds(text), JSON.stringify(text)).toEqual(["credit_card"]);
+    }
+  });
+
+  it("mixed separators do not join look-alikes into a card", () => {
+    for (const text of [
+      "4111 1111-1111 1112", // Luhn
+      "Order #4111 1111-1111 1111",
+      "tracking number:\n4111\n1111\n1111\n1111",
+      "years 2019, 2020, 2021, 2022",
+      "call +1 555-123-4567, or 555 987 6543",
+      "2024-05-01\n2024-06-01\n2024-07-01",
+      "1234 4111\n1111-1111 1111", // a slice of a longer grouped number
+      "ISBN 978-0-306-40615-7, 978-1-4028-9462-6",
+      "rows 12,34,56,78,90,12,34,56",
+    ]) {
+      expect(kinds(text), JSON.stringify(text)).toEqual([]);
+    }
+  });
+
   it("valid IBANs are not mistaken for card numbers", () => {
     expect(kinds("IBAN DE89 3704 0044 0532 0130 00")).toEqual([]);
     expect(kinds("IBAN GB29NWBK60161331926819")).toEqual([]);

@@ -95,3 +95,28 @@ describe("other national identity numbers", () => {
     expect(kinds("Pay to DE89370400440532013000")).toEqual([]);
   });
 });
+
+// Issue 28, item 6: a Chinese resident id inside a sentence, with or without its label.
+describe("Chinese resident identity numbers", () => {
+  it.each([
+    "我的身份证号码是11010519491231002X",
+    "我的身份证号是 11010519491231002X。",
+    "身份證號碼：11010519491231002X",
+    "身份证11010519491231002x",
+    "her PRC resident id is 11010519491231002X",
+    "11010519491231002X",
+    "ID on the form: 440524198001010013",
+  ])("%s is refused", (text) => {
+    expect(kinds(text)).toContain("national_id");
+  });
+
+  it.each([
+    "订单号 440524198001010013", // a valid id's digits, named an order number
+    "order 440524198001010013 shipped",
+    "11010519491231002", // 17 digits
+    "110105194912310021", // wrong check digit
+    "110105199913310025", // no 13th month
+  ])("%s passes", (text) => {
+    expect(kinds(text)).toEqual([]);
+  });
+});

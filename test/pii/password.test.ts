@@ -95,3 +95,43 @@ describe("sentences that only talk about passwords pass", () => {
     expect(kinds(text)).toEqual([]);
   });
 });
+
+// Issue 28, item 6: Chinese, Japanese and Korean put no space before a label and attach particles to it.
+describe("CJK and Korean labels inside a sentence", () => {
+  it.each([
+    "我的密码是hunter2",
+    "我的密码是 hunter2。",
+    "我的密碼是hunter2",
+    "WiFi密码：hunter2",
+    "WiFi密码:12345678",
+    "密码hunter2，别告诉别人",
+    "把密码改成Hunter2024了",
+    "私のパスワードはhunter2です",
+    "パスワード：hunter2",
+    "パスワードは「hunter2」です",
+    "パスワードをhunter2に変更しました",
+    "제 비밀번호는 hunter2 입니다",
+    "제 비밀번호는hunter2입니다",
+    "비밀번호: hunter2",
+    "비밀번호를 hunter2로 바꿨어요",
+    "와이파이 비번은 sunflower 이에요",
+  ])("%s is refused", (text) => {
+    expect(kinds(text)).toContain("password");
+  });
+
+  it.each([
+    "我忘记了我的密码",
+    "密码是在设置里改的",
+    "密码和AppleID一样",
+    "密码至少8位",
+    "パスワードを忘れました",
+    "パスワードはAppleIDと同じです",
+    "パスワードはhttps://vault.example.comで確認してください",
+    "비밀번호는 8자 이상이어야 합니다",
+    "비밀번호는 SMS로 받았어요",
+    "비밀번호를 잊어버렸어요",
+    "密码管理器用的是1Password",
+  ])("%s passes", (text) => {
+    expect(kinds(text)).toEqual([]);
+  });
+});

@@ -39,6 +39,11 @@ const SPACES = [" ", "  ", "\u00a0", "\u2009", "\u202f", "\u3000", "\t"];
 const DASHES = ["-", "\u2010", "\u2011", "\u2013", "\u2014", "\u2212", " - ", " \u2013 "];
 const MARKS = [".", "/", "_", " / ", " . "];
 const separator = fc.constantFrom(...SPACES, ...DASHES, ...MARKS);
+/** Line breaks and commas, alone or with spaces around them: how a card copied from a form or a PDF arrives. */
+const BREAKS = ["\n", "\r\n", " \n", "\n ", ",", ", ", " , ", "\t,\t"];
+/** A separator drawn for each gap, from spaces, dashes and breaks at once ("4111 1111-1111\n1111"). */
+const mixedSeparators = fc.array(fc.constantFrom(...SPACES, ...DASHES, ...BREAKS), { minLength: 18, maxLength: 18 });
+const joinMixed = (groups: string[], seps: string[]) => groups.map((g, i) => (i === 0 ? g : seps[i - 1] + g)).join("");
 const idSeparator = fc.constantFrom(...SPACES, ...DASHES, ".");
 
 function withLuhn(body: string): string {
@@ -87,6 +92,17 @@ const printedCard = fc
   )
   .map(([number, style, sep, form, hide, context]) => context.replace("{}", hide(form(group(number, style).join(sep)))));
 
+const mixedCard = fc
+  .tuple(
+    cardNumber,
+    fc.constantFrom("fours", "amex", "single", "pairs" as const),
+    mixedSeparators,
+    digitForm,
+    invisibles,
+    fc.constantFrom(...CARD_CONTEXTS, "card:\n{}\nexp 09/28"),
+  )
+  .map(([number, style, seps, form, hide, context]) => context.replace("{}", hide(form(joinMixed(group(number, style), seps)))));
+
 /** US SSNs (valid area, group, serial), labelled or in their own dashed shape. */
 const ssn = fc
   .tuple(
@@ -122,11 +138,51 @@ const printedDni = fc
     return context.replace("{}", hide(form(n) + sep + letter));
   });
 
+/** Chinese resident ids: province, birth date, sequence and the ISO 7064 check character (X for 10). */
+const chineseId = fc
+  .tuple(
+    fc.constantFrom("11", "31", "44", "51", "65", "81"),
+    digits(4),
+    fc.date({ min: new Date("1920-01-01T00:00:00Z"), max: new Date("2020-12-31T00:00:00Z"), noInvalidDate: true }),
+    digits(3),
+  )
+  .map(([province, area, born, sequence]) => {
+    const body = province + area + born.toISOString().slice(0, 10).replace(/-/g, "") + sequence;
+    const w = [7, 9, 10, 5, 8, 4, 2, 1, 6, 3, 7, 9, 10, 5, 8, 4, 2];
+    const sum = [...body].reduce((acc, d, i) => acc + Number(d) * w[i]!, 0);
+    return body + "10X98765432"[sum % 11];
+  });
+const printedChineseId = fc
+  .tuple(
+    chineseId,
+    fc.constantFrom("我的身份证号码是{}", "身份证号：{}", "身份證號碼{}。", "{}", "ID {} on the form"),
+    letterForm,
+    invisibles,
+  )
+  .map(([id, context, form, hide]) => context.replace("{}", hide(form(id))));
+
 const base62 = (min: number, max = min) =>
   fc
     .array(fc.constantFrom(..."0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"), { minLength: min, maxLength: max })
     .map((c) => c.join(""))
     .filter((s) => /\d/.test(s) && /[A-Z]/.test(s) && /[a-z]/.test(s));
+
+/** A password stated in Chinese, Japanese or Korean, with or without particles, spaces and full-width colons. */
+const CJK_PASSWORD_CONTEXTS = [
+  "我的密码是{}",
+  "我的密碼是 {}。",
+  "WiFi密码：{}",
+  "密码{}，别告诉别人",
+  "私のパスワードは{}です",
+  "パスワード：「{}」",
+  "パスワードを{}に変更しました",
+  "제 비밀번호는 {} 입니다",
+  "제 비밀번호는{}입니다",
+  "비밀번호: {}",
+];
+const cjkPassword = fc
+  .tuple(base62(6, 16), fc.constantFrom(...CJK_PASSWORD_CONTEXTS), letterForm)
+  .map(([value, context, form]) => context.replace("{}", form(value)));
 
 /** Vendor and this service's keys, in any letter form, with invisible characters inside. */
 const key = fc.oneof(
@@ -196,6 +252,34 @@ const timestamp = fc
 
 const lookAlike = fc.tuple(fc.oneof(orderNumber, phoneNumber, isbn, timestamp), digitForm).map(([text, form]) => form(text));
 
+/** The same look-alikes with separators mixed and broken across lines: order numbers, phone numbers, date lists. */
+const mixedLookAlike = fc.oneof(
+  fc
+    .tuple(
+      fc.oneof(cardNumber, digits(6, 19)),
+      mixedSeparators,
+      fc.constantFrom("Order #{}", "order number {} shipped", "tracking number:\n{}", "Invoice {} is paid"),
+    )
+    .map(([n, seps, context]) => context.replace("{}", joinMixed(group(n, "fours"), seps))),
+  fc
+    .tuple(
+      fc.constantFrom([3, 3, 4], [2, 4, 4], [4, 3, 3], [2, 2, 2, 2, 2], [3, 7], [5, 5], [3, 4, 4]),
+      mixedSeparators,
+      fc.constantFrom("call {}", "phone: {}", "+1 {}", "ring me on {} after six"),
+    )
+    .chain(([sizes, seps, context]) =>
+      fc.tuple(...sizes.map((n) => digits(n))).map((groups) => context.replace("{}", joinMixed(groups, seps))),
+    ),
+  fc
+    .array(fc.date({ min: new Date("1971-01-01T00:00:00Z"), max: new Date("2099-12-31T23:59:59Z"), noInvalidDate: true }), {
+      minLength: 2,
+      maxLength: 4,
+    })
+    .chain((dates) =>
+      fc.constantFrom("\n", ", ", ",", " ").map((sep) => `due ${dates.map((d) => d.toISOString().slice(0, 10)).join(sep)}`),
+    ),
+);
+
 describe("the PII screen under generated input (fast-check, seed " + SEED + ")", () => {
   it("refuses every generated card number, however it is printed", () => {
     fc.assert(
@@ -206,8 +290,26 @@ describe("the PII screen under generated input (fast-check, seed " + SEED + ")",
     );
   });
 
+  it("refuses every generated card number printed with mixed separators and line breaks", () => {
+    fc.assert(
+      fc.property(mixedCard, (text) => {
+        expect(kinds(text), JSON.stringify(text)).toContain("credit_card");
+      }),
+      settings,
+    );
+  });
+
+  it("refuses every generated password stated in Chinese, Japanese or Korean", () => {
+    fc.assert(
+      fc.property(cjkPassword, (text) => {
+        expect(kinds(text), JSON.stringify(text)).toContain("password");
+      }),
+      settings,
+    );
+  });
+
   it("refuses every generated national id, however it is printed", () => {
-    const id = fc.oneof(printedSsn, dashedSsn, printedBsn, printedDni);
+    const id = fc.oneof(printedSsn, dashedSsn, printedBsn, printedDni, printedChineseId);
     fc.assert(
       fc.property(id, (text) => {
         expect(kinds(text), JSON.stringify(text)).toContain("national_id");
@@ -227,7 +329,7 @@ describe("the PII screen under generated input (fast-check, seed " + SEED + ")",
 
   it("accepts order numbers, phone numbers, ISBNs and timestamps in any digit form", () => {
     fc.assert(
-      fc.property(lookAlike, (text) => {
+      fc.property(fc.oneof(lookAlike, mixedLookAlike), (text) => {
         expect(kinds(text), JSON.stringify(text)).toEqual([]);
       }),
       settings,

@@ -130,6 +130,13 @@ describe("bad input changes nothing", () => {
       [{ password: "Hunter2Sekret!x9" }, "password"],
       [{ pw: "password: Hunter2Sekret!x9" }, "password"],
       [{ note: { nested: [`key ${liveKey}`] } }, "api_key"],
+      // A key is screened whatever its value's type (issue 28, item 4), at every depth.
+      [{ "4111 1111 1111 1111": true }, "credit_card"],
+      [{ "4111 1111 1111 1111": false }, "credit_card"],
+      [{ "4111 1111 1111 1111": null }, "credit_card"],
+      [{ "4111 1111 1111 1111": {} }, "credit_card"],
+      [{ "4111 1111 1111 1111": [] }, "credit_card"],
+      [{ tags: [{ deep: { "password: Hunter2Sekret!x9": [true, null] } }] }, "password"],
     ];
     const path = variant("meta-secrets.jsonl", (lines) => {
       const base = JSON.parse(lines[1]!);

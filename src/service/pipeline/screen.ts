@@ -4,12 +4,15 @@ import { ServiceError } from "../types.js";
 import type { PiiType, PiiVerdict } from "./pii/types.js";
 import type { Draft } from "./draft.js";
 
-/** meta's leaves as `key: value` lines, so a labelled value (`{"password": "…"}`) is screened as in text. */
+/**
+ * meta as lines to screen: every key at every depth on its own (whatever its value: true, null, {}, []), and each
+ * leaf as `key: value`, so a labelled value (`{"password": "…"}`) is screened as in text.
+ */
 function metaAsText(value: unknown, key = ""): string[] {
   if (typeof value === "string" || typeof value === "number") return [key ? `${key}: ${value}` : String(value)];
   if (value === null || typeof value !== "object") return [];
   if (Array.isArray(value)) return value.flatMap((item) => metaAsText(item, key));
-  return Object.entries(value).flatMap(([name, child]) => metaAsText(child, name));
+  return Object.entries(value).flatMap(([name, child]) => [name, ...metaAsText(child, name)]);
 }
 
 /** The one screen of a memory, its text and every leaf of its meta: the API's store and `admin import` both call it. */

@@ -28,9 +28,13 @@ const NOT_AN_ID_NOUN = new Set(
   ).split(" "),
 );
 
+/** The same in Chinese, Japanese and Korean (order, waybill, invoice, transaction, phone, member numbers). */
+const CJK_OTHER_ID_LABEL =
+  /(?:订单|訂單|单号|單號|快递|快遞|运单|運單|物流|发票|發票|流水号|流水號|交易号|交易號|注文|伝票|追跡|請求書|주문|송장|운송장|전화|手机|手機|电话|電話|携帯|会员|會員|회원)[^\p{N}\n]{0,12}$/u;
+
 /** True when the text just before a number names it as some other kind of id ("PO number", "lot #"). */
 export function namesOtherNumber(lead: string): boolean {
-  if (NON_SECRET_ID_LABEL.test(lead)) return true;
+  if (NON_SECRET_ID_LABEL.test(lead) || CJK_OTHER_ID_LABEL.test(lead)) return true;
   const m = NAMED_NUMBER.exec(lead);
   return m !== null && !NOT_AN_ID_NOUN.has(m[1].toLowerCase());
 }

@@ -10,6 +10,14 @@ const DIGIT_RUN = /\d[\d ./_-]{11,}\d/g;
 const SINGLE_SEPARATED = /\d+(?:[ ./_-]\d+)*/g;
 const SEPARATOR = /[ ./_-]/;
 const GLUED_BEFORE = /[\w.,/+-]/;
+// A card copied from a form, a PDF or a chat is split by whatever the source used, often several kinds at once:
+// spaces and tabs around at most one line break, comma or dash (unambiguous, so it cannot backtrack). Dots, slashes
+// and underscores count only when they are the one separator throughout (decimals, paths, dates), above.
+const LOOSE_SEPARATOR = "(?:[ \\t]+(?:(?:\\r?\\n|[,-])[ \\t]*)?|(?:\\r?\\n|[,-])[ \\t]*)";
+const LOOSE_RUN = new RegExp(`(?<!\\d)\\d+(?:${LOOSE_SEPARATOR}\\d+){2,}`, "g");
+const LOOSE_SEPARATORS = new RegExp(LOOSE_SEPARATOR, "g");
+/** Digit groups just before a run, joined to it by loose separators: a label before them names the run too. */
+const GROUPS_BEFORE = new RegExp(`(?:\\d+${LOOSE_SEPARATOR})+$`);
 
 const CARD_WORDS =
   /\b(?:cards?|credit|debit|visa|master ?card|mc|amex|american express|discover|jcb|diners|unionpay|union pay|maestro|mir|rupay|cc|ccn|pan|cvv|cvc|cvv2|exp|expiry|expires|expiration|paid with|pay with|charged?|billing)\b/;
@@ -98,20 +106,28 @@ function* cardCandidates(run: string): Generator<string> {
 export function containsCreditCard(text: string): boolean {
   const scanned = maskIbans(text);
   for (const span of scanned.matchAll(DIGIT_RUN)) {
-    for (const m of span[0].matchAll(SINGLE_SEPARATED)) if (cardRun(scanned, span.index + m.index, m[0])) return true;
+    for (const m of span[0].matchAll(SINGLE_SEPARATED)) {
+      const start = span.index + m.index;
+      if (cardRun(scanned, start, start + m[0].length, m[0])) return true;
+    }
+  }
+  // Mixed separators and line breaks: each one read as a space, so the groups are judged as above.
+  for (const m of scanned.matchAll(LOOSE_RUN)) {
+    if (!/[\n,]/.test(m[0]) && !(m[0].includes("-") && /[ \t]/.test(m[0]))) continue; // one separator: done above
+    if (cardRun(scanned, m.index, m.index + m[0].length, m[0].replace(LOOSE_SEPARATORS, " "))) return true;
   }
   return false;
 }
 
-/** Does this run (single separators only), found at `start`, hold a card number that no label explains away? */
-function cardRun(scanned: string, start: number, run: string): boolean {
-  const end = start + run.length;
+/** Does this run (one separator between groups), found at `start`, hold a card number that no label explains away? */
+function cardRun(scanned: string, start: number, end: number, run: string): boolean {
   if (run.length < 13) return false;
   if (start > 0 && GLUED_BEFORE.test(scanned[start - 1])) return false; // part of a longer token or a decimal
   if (/^[A-Za-z_]/.test(scanned.slice(end, end + 1))) return false;
   for (const digits of cardCandidates(run)) {
     if (!isCardNumber(digits)) continue;
-    const label = before(scanned, start, 40);
+    const lead = scanned.slice(Math.max(0, start - 60), start);
+    const label = before(scanned, start - (GROUPS_BEFORE.exec(lead)?.[0].length ?? 0), 40);
     const cardContext = CARD_WORDS.test(label + " " + after(scanned, end, 30));
     if (digits.length === 13 && !cardContext) continue; // 13 digits: too many EAN-13 look-alikes without a label
     if (!cardContext && namesOtherNumber(label)) continue;

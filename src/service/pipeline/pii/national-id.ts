@@ -18,14 +18,18 @@ import {
 import { PHONE_LEAD, before, namesOtherNumber } from "./context.js";
 import { maskIbans } from "./iban.js";
 
+// A label starts a word: after a non-letter, or anywhere when it is written in Chinese, Japanese or Korean, which
+// put no space before a noun ("我的身份证号码是…").
+const WORD_START = "(?:^|[^\\p{L}\\p{N}]|(?=[\\p{scx=Han}\\p{scx=Hiragana}\\p{scx=Katakana}\\p{scx=Hangul}]))";
+
 /** A label within the few characters before a candidate (only non-digits in between). */
 function label(words: string): RegExp {
-  return new RegExp(`(?:^|[^\\p{L}\\p{N}])(?:${words})[^\\p{N}\\n]{0,24}$`, "iu");
+  return new RegExp(`${WORD_START}(?:${words})[^\\p{N}\\n]{0,24}$`, "iu");
 }
 
 /** The label anywhere in the text. */
 function mention(words: string): RegExp {
-  return new RegExp(`(?:^|[^\\p{L}\\p{N}])(?:${words})(?![\\p{L}])`, "iu");
+  return new RegExp(`${WORD_START}(?:${words})(?![\\p{L}])`, "iu");
 }
 
 const LABEL_WORDS = {
@@ -41,7 +45,8 @@ const LABEL_WORDS = {
   aadhaar: "aadhaar|aadhar|adhaar|uidai|uid|आधार",
   cpf: "cpf|cadastro de pessoas f[ií]sicas",
   pesel: "pesel",
-  chinese: "身份证(?:号码?)?|resident id(?:entity)?(?: card)?(?: number| no)?|chinese id|prc id|id card(?: number| no)?",
+  chinese:
+    "(?:居民)?身[份分]证(?:号码?)?|(?:居民)?身[份分]證(?:號碼?)?|公民身份号码|resident id(?:entity)?(?: card)?(?: number| no)?|chinese id|prc id|id card(?: number| no)?",
   tfn: "tfn|tax file number",
   nhs: "nhs(?: number| no)?|chi number",
   personnummer: "personnummer|personnr|person number|personal identity number",
@@ -173,8 +178,16 @@ const ELEVEN_DIGITS = /(?<![\w.-]|\d[ .-])\d{11}(?![\w-]|[ .,-]\d)/g;
 const plPesel: Check = (text) => some(text, ELEVEN_DIGITS, (m, at) => peselValid(m[0]) && labelled(text, at, LABEL.pesel));
 
 const CN_RESIDENT_ID = /(?<![\w-]|\d[ .-])[1-9]\d{16}[\dXx](?![\w-])/g;
+// Unlabelled, an 18-character id still needs its province code, a birth date that has passed and its check digit
+// (about 2 in 100,000 random 18-digit numbers pass all three), and no label naming it another id (an order number).
+const CN_PROVINCE = /^(?:1[1-5]|2[1-3]|3[1-7]|4[1-6]|5[0-4]|6[1-5]|71|8[1-3]|91)/;
 const cnResidentId: Check = (text) =>
-  some(text, CN_RESIDENT_ID, (m, at) => chineseIdValid(m[0].toUpperCase()) && labelled(text, at, LABEL.chinese));
+  some(text, CN_RESIDENT_ID, (m, at) => {
+    const id = m[0].toUpperCase();
+    if (!chineseIdValid(id)) return false;
+    if (labelled(text, at, LABEL.chinese)) return true;
+    return CN_PROVINCE.test(id) && Number(id.slice(6, 10)) <= new Date().getUTCFullYear() && notOtherId(text, at);
+  });
 
 const SG_NRIC = /(?<![\p{L}\p{N}])[STFG]\d{7}[A-Z](?![\p{L}\p{N}])/gu;
 const sgNric: Check = (text) => some(text, SG_NRIC, (m, at) => nricValid(m[0]) && notOtherId(text, at));

@@ -164,10 +164,39 @@ function isStatedCode(raw: string, label: string): boolean {
   return label.toLowerCase().startsWith("pin") ? code.length >= 4 && code.length <= 8 : true;
 }
 
+// Chinese, Japanese and Korean write no space between words and attach particles to nouns ("密码是x", "パスワードはx
+// です", "비밀번호는 x 입니다"), so their labels are matched inside a sentence, and the value is the run of Latin
+// letters, digits and symbols after the label and its particle or verb: these scripts end it.
+const CJK_PASSWORD_WORDS = "密码|密碼|口令|パスワード|暗証番号|비밀번호|비번|패스워드|암호";
+const CJK_CONNECTOR = "(?:是|为|為|改成|改为|改為|换成|換成|设为|设置为|設為|設定為|は|が|を|も|은|는|이|가|을|를|도)";
+const CJK_STATED = new RegExp(
+  `(?:${CJK_PASSWORD_WORDS})\\s*(?:${CJK_CONNECTOR}\\s*)?(?:[:=]\\s*)?[「『“"'\`]?([\\x21-\\x7e]{3,120})`,
+  "gu",
+);
+const CJK_SCRIPT = /[\p{scx=Han}\p{scx=Hiragana}\p{scx=Katakana}\p{scx=Hangul}]/u;
+/** What ends a statement after a lone word: an ideographic stop, a copula ("です", "입니다"), or nothing. */
+const CJK_CLAUSE_END = /^\s*(?:$|[.,;!?。，、！？；)）」』”"'\n]|です|でした|だ|입니다|이에요|예요|이야|이다|였어요|야(?![\p{L}]))/u;
+/** The value is compared with something, not stated: "AppleIDと同じ", "AppleID와 같아요", "和…一样". */
+const CJK_COMPARED = /^(?:と|の|와|과|랑|하고|처럼|같|一样|一樣|相同)/u;
+
+/** A password stated after a CJK or Korean label, inside a sentence. */
+function containsCjkPassword(text: string): boolean {
+  if (!CJK_SCRIPT.test(text)) return false;
+  for (const m of text.matchAll(CJK_STATED)) {
+    const value = m[1].replace(/[.,;:!?)\]}>"'`]+$/, "");
+    const rest = text.slice((m.index ?? 0) + m[0].length, (m.index ?? 0) + m[0].length + 12);
+    if (value.length < 3 || CJK_COMPARED.test(rest) || /^[a-z][a-z0-9+.-]*:\/\//i.test(value)) continue;
+    if (isPlaceholder(value) || isCommentary(value)) continue;
+    if (/^\d{4,}$/.test(value) || looksLikePassword(value)) return true;
+    if (/^\p{L}{4,}$/u.test(value) && CJK_CLAUSE_END.test(rest)) return true; // "비번은 sunflower 이에요"
+  }
+  return false;
+}
+
 /** True when the text states or assigns a password, passphrase, PIN or access code. */
 export function containsPassword(text: string): boolean {
   for (const m of text.matchAll(LABEL)) if (statedAt(text, m)) return true;
-  return false;
+  return containsCjkPassword(text);
 }
 
 /** Reads one label occurrence forwards and backwards for a stated value. */
