@@ -76,6 +76,31 @@ describe("dedup never loses a fact", () => {
     }
   });
 
+  it("a day named on one side only merges into the text that names it, even when the other has more words", async () => {
+    const { auth } = await workspaceOf(service);
+    // The richer text by word count is the first; it does not name the day, so the second survives.
+    const first = await service.store(auth, { text: "the on call rotation changes every week", meta: { a: 1 } }, {});
+    const second = await service.store(auth, { text: "call rotation changes every week, mondays", meta: { b: 2 } }, {});
+    expect(second.dedup).toEqual({ action: "merged", existing_id: first.memory_id });
+    const got = await service.retrieve(auth, { query: "call rotation", top_k: 5, min_score: 0 });
+    expect(got.memories).toHaveLength(1);
+    expect(got.memories[0]).toMatchObject({ text: "call rotation changes every week, mondays", meta: { a: 1, b: 2 } });
+  });
+
+  it("the same numbers before and after one event stay two memories (a word of order differs)", async () => {
+    // At 0.75 the two pass the bag-of-words cosine and the sentence check: only the word of order tells them apart.
+    const own = await openTestService(join(tmp.dir, "order.db"), { embedder: testEmbedder("test-bow/1", 0.75) });
+    try {
+      const { auth } = await workspaceOf(own);
+      await own.store(auth, { text: "support tickets were 40 a day before the launch", meta: {} }, {});
+      const after = await own.store(auth, { text: "support tickets were 40 a day after the launch", meta: {} }, {});
+      expect(after.dedup.action).toBe("stored_new");
+      expect((await own.status(auth)).memory_count).toBe(2);
+    } finally {
+      await own.close();
+    }
+  });
+
   it("a merge whose meta would outgrow the limit is not made, so neither meta loses a key", async () => {
     const { auth } = await workspaceOf(service);
     const half = "x".repeat(Math.ceil(META_MAX_BYTES / 2));

@@ -9,6 +9,7 @@ import {
   sentencesNotContained,
   sentencesOf,
   speakerOf,
+  survivorOf,
 } from "../../src/service/pipeline/same-fact.js";
 import { bagOfWords } from "../core/models.js";
 
@@ -59,6 +60,53 @@ describe("numbers, dates and negation must agree", () => {
     ["Backups run every night.", "The backups run every night."],
   ])("%s / %s may be the same fact", (a, b) => {
     expect(factConflict(a, b)).toBeNull();
+  });
+});
+
+describe("words of time, order and state must agree (issue 28)", () => {
+  it("the same numbers before and after the same event are two facts", () => {
+    expect(factConflict("Sign-ups were 1,200 a week before the redesign.", "Sign-ups were 1,200 a week after the redesign.")).toBe(
+      "time-order-state",
+    );
+    expect(factConflict("Jon: I opened the store in May.", "Jon: I closed the store in May.")).toBe("time-order-state");
+  });
+});
+
+describe("a day, time, date or place named on one side only is an elaboration (issue 28)", () => {
+  it.each([
+    ["Our release cadence is every two weeks.", "Our release cadence is every two weeks, on Tuesdays."],
+    ["Standup is at the office.", "Standup is at the office at 9:30am."],
+    ["The offsite is in May.", "The offsite is in May, in Lisbon."],
+    ["Dana moved to Porto.", "Dana moved to Porto in March 2024."],
+    ["Jon: I lost my job.", "Jon: I lost my job yesterday."],
+  ])("%s / %s: no conflict, and the text that names it survives", (short, long) => {
+    expect(factConflict(short, long)).toBeNull();
+    expect(factConflict(long, short)).toBeNull();
+    expect(survivorOf(short, long)).toBe("b");
+    expect(survivorOf(long, short)).toBe("a");
+  });
+
+  it.each([
+    ["The offsite is in May.", "The offsite is in Lisbon."],
+    ["The release is on Tuesdays.", "The release is at 9:30."],
+    ["Standup is every weekday at 9:30am.", "Standup is every weekday at 9:30pm."],
+  ])("each naming one the other does not, %s / %s are two facts", (a, b) => {
+    expect(factConflict(a, b)).toBe("key-terms");
+  });
+
+  it("a number, name or negation on one side only is still a different fact", () => {
+    expect(factConflict("Dana has kids.", "Dana has two kids.")).toBe("key-terms");
+    expect(factConflict("The billing service is owned.", "The billing service is owned by Marcus.")).toBe("key-terms");
+    expect(factConflict("Dana likes sushi.", "Dana does not like sushi.")).toBe("key-terms");
+  });
+
+  it("times are read alike however written", () => {
+    expect(factConflict("Standup is at 9:30am.", "Standup is at 9.30 a.m.")).toBeNull();
+    expect(survivorOf("Standup is at 2pm.", "Standup is at 14:00.")).toBe("either");
+  });
+
+  it("texts naming the same terms may keep either (the richer one, dedup.ts decides)", () => {
+    expect(survivorOf("Marcus owns the billing service.", "The billing service is owned by Marcus.")).toBe("either");
   });
 });
 

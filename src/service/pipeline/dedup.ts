@@ -1,12 +1,12 @@
 // Stage 3: deduplication against the workspace's existing memories (runs under the workspace's write lock).
 // A near memory (cosine >= the embedder's dedup threshold) absorbs the draft only when the two state the same fact
-// about the same subject (same-fact.ts: speaker, numbers, names, dates, negation) and the text that survives states
-// every sentence of the one it replaces; otherwise the draft is stored as a memory of its own. A merge that loses a
-// fact is data loss; a merge not made only leaves a near-copy.
+// about the same subject (same-fact.ts: speaker, numbers, names, dates, negation, words of time, order and state) and
+// the text that survives states every term and every sentence of the one it replaces; otherwise the draft is stored
+// as a memory of its own. A merge that loses a fact is data loss; a merge not made only leaves a near-copy.
 import { META_MAX_BYTES, META_MAX_KEYS } from "../../contract/limits.js";
 import type { MemoryRecord } from "../store/types.js";
 import type { Deduplicated, Judged } from "./draft.js";
-import { type SentenceCosines, cosinesByEmbedding, factConflict, keepsEveryFact } from "./same-fact.js";
+import { type SentenceCosines, cosinesByEmbedding, factConflict, keepsEveryFact, survivorOf } from "./same-fact.js";
 
 export interface NearestLookup {
   /** Existing memories with cosine >= threshold, most similar first (a few at most). */
@@ -60,16 +60,13 @@ export function mergeMeta(surviving: Record<string, unknown>, absorbed: Record<s
   return fits ? merged : null;
 }
 
-export async function dedup(
-  draft: Judged,
-  lookup: NearestLookup,
-  threshold: number,
-  distinctFacts?: (a: string, b: string) => boolean,
-): Promise<Deduplicated> {
+export async function dedup(draft: Judged, lookup: NearestLookup, threshold: number): Promise<Deduplicated> {
   for (const hit of lookup.candidates(draft.vector, threshold)) {
     const memory = await lookup.load(hit.id);
-    if (!memory || factConflict(draft.text, memory.text) || distinctFacts?.(draft.text, memory.text)) continue;
-    const keepsNewText = newTextIsRicher(draft.text, memory.text);
+    if (!memory || factConflict(draft.text, memory.text)) continue;
+    // The text that names a day, place or state the other does not survives; otherwise the richer one.
+    const survivor = survivorOf(draft.text, memory.text);
+    const keepsNewText = survivor === "either" ? newTextIsRicher(draft.text, memory.text) : survivor === "a";
     const [kept, replaced] = keepsNewText ? [draft, memory] : [memory, draft];
     const meta = mergeMeta(kept.meta, replaced.meta);
     const measured = cosinesByEmbedding((sentences) => lookup.embedSentences(sentences));

@@ -62,7 +62,7 @@ export async function runWritePipeline(
       load: (id: number) => tx.getMemory(id),
       embedSentences: (sentences: string[]) => embedder.embed(sentences, "document"),
     };
-    const deduplicated = await dedup(draft, lookup, embedder.dedupThreshold, embedder.distinctFacts?.bind(embedder));
+    const deduplicated = await dedup(draft, lookup, embedder.dedupThreshold);
     const response = await commit(categories(temporal(importance(deduplicated))), tx, nowMs);
     if (idempotencyKey) {
       await tx.putIdempotency(
