@@ -34,6 +34,58 @@ describe("webhook targets", () => {
     }
   });
 
+  it("IPv6 that embeds an IPv4 address is judged by that address; the rest of the IANA special-purpose registry is refused", () => {
+    const internal = [
+      "::127.0.0.1", // IPv4-compatible
+      "::7f00:1",
+      "::10.0.0.1",
+      "::ffff:0:7f00:1", // SIIT IPv4-translated
+      "::ffff:0:10.1.2.3",
+      "::ffff:169.254.169.254", // mapped
+      "64:ff9b::7f00:1", // NAT64 well-known prefix
+      "64:ff9b::a00:1", // reaches 10.0.0.1 on a NAT64 network
+      "64:ff9b::192.168.0.1",
+      "64:ff9b:1::808:808", // local-use NAT64: refused whatever it embeds
+      "2002:7f00:1::1", // 6to4 of 127.0.0.1
+      "2002:a00:1::", // 6to4 of 10.0.0.1
+      "2002:c0a8:101:1::1",
+      "2001::1", // Teredo: refused outright
+      "2001:0:4136:e378:8000:63bf:3fff:fdd2",
+      "2001:2::1", // benchmarking
+      "2001:10::1", // ORCHID
+      "2001:20::1", // ORCHIDv2
+      "2001:db8::1", // documentation
+      "3fff::1",
+      "100::1", // discard-only
+      "100:0:0:1::1", // dummy prefix
+      "2620:4f:8000::1", // AS112 direct delegation
+      "5f00::1", // SRv6 SIDs
+      "fec0::1", // site-local (deprecated)
+      "fe80::1%eth0",
+      "::",
+      "::1",
+      "4000::1", // outside global unicast 2000::/3
+      "ff0e::1",
+    ];
+    for (const address of internal) expect(isPublicAddress(address), address).toBe(false);
+    for (const address of [
+      "::8.8.8.8",
+      "64:ff9b::808:808",
+      "64:ff9b::8.8.8.8",
+      "2002:808:808::1",
+      "::ffff:0:8.8.8.8",
+      "2a00:1450:4001::200e",
+    ]) {
+      expect(isPublicAddress(address), address).toBe(true);
+    }
+  });
+
+  it("a URL naming such an address is refused at add and at delivery, without the flag", async () => {
+    for (const host of ["[::127.0.0.1]", "[64:ff9b::7f00:1]", "[2002:7f00:1::1]", "[::ffff:0:7f00:1]", "[2001::1]"]) {
+      await expect(resolveTarget(`https://${host}/x`, false, 2_000), host).rejects.toBeInstanceOf(UnsafeTargetError);
+    }
+  });
+
   it("only https URLs without credentials; http only when private targets are allowed", () => {
     expect(() => checkTargetUrl("http://example.com/x", false)).toThrow(UnsafeTargetError);
     expect(() => checkTargetUrl("ftp://example.com/x", true)).toThrow(UnsafeTargetError);

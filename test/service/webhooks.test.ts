@@ -478,6 +478,46 @@ describe("webhook targets", () => {
   });
 });
 
+describe("admin webhook test", () => {
+  it("sends its own event only: another endpoint's delivery this process's settings would refuse stays pending for serve", async () => {
+    const receiver = await startReceiver();
+    const extra = await freshDatabase("webhooks");
+    const { runCli, baseEnv } = await import("../support/service.js");
+    // A serve that allows private targets, its next pass ten minutes away: the outbox waits while the test runs.
+    const slow = { ...FAST, ...extra, BRAIN_WEBHOOK_POLL_MS: "600000" };
+    const first = await startService({ env: slow });
+    let second: ServiceHandle | undefined;
+    try {
+      const other = await addEndpoint(first, first.workspaceId, `${receiver.url}/other`, "key.created");
+      const tested = await addEndpoint(first, first.workspaceId, `${receiver.url}/tested`, "anomalies");
+      receiver.setSecret(other.secret);
+      await first.adminJson(["key", "create", first.workspaceId]); // an event for `other`, not yet sent
+      // The caller refuses private targets and gives up after one attempt: a whole outbox pass would end `other`'s event.
+      const strict = { ...FAST, ...extra, BRAIN_WEBHOOK_ALLOW_PRIVATE: "", BRAIN_WEBHOOK_RETRY_SCHEDULE: "0" };
+      const test = await runCli(["admin", "webhook", "test", String(tested.id), ...first.storeArgs], { env: baseEnv(strict) });
+      expect(test.code).toBe(1);
+      expect(test.stderr).toMatch(/must be https|loopback, private or link-local/); // its own event, refused by its settings
+      const pending = await deliveries(first, other.id);
+      expect(pending.filter((d) => d.status !== "pending" || d.attempts > 0 || d.last_error !== null)).toEqual([]);
+      expect(receiver.received).toEqual([]);
+      await first.stop();
+
+      second = await startService({ env: { ...FAST, ...extra }, dbPath: first.dbPath, noWorkspace: true });
+      const [message] = await receiver.waitFor((m) => m.some((x) => x.path === "/other"));
+      expect(message).toMatchObject({ type: "key.created", verified: true, path: "/other" });
+      const [log] = await until("the delivery to be recorded", async () => {
+        const rows = await deliveries(second!, other.id);
+        return rows[0]?.status === "delivered" && rows;
+      });
+      expect(log.attempts).toBe(1);
+    } finally {
+      await second?.stop();
+      await first.stop();
+      await receiver.close();
+    }
+  });
+});
+
 describe("delivery over https", () => {
   it("reaches an https receiver by name, its certificate checked against that name on the pinned address", async () => {
     const { dir } = selfSignedCertificate("DNS:localhost");

@@ -130,8 +130,8 @@ export type TestOutcome =
   | { delivered: false; msg_id: string | null; error: string };
 
 /**
- * Writes a `webhook.test` event for this endpoint alone and sends it from this process (a running `serve` may take it
- * first: the lease decides), then waits, bounded, for the delivery's first outcome in the endpoint's log.
+ * Writes a `webhook.test` event for this endpoint alone and sends that event only from this process (a running `serve`
+ * may take it first: the lease decides), then waits, bounded, for the delivery's first outcome in the endpoint's log.
  */
 export async function sendTestEvent(
   store: HookedStore,
@@ -148,7 +148,8 @@ export async function sendTestEvent(
     created_at: Date.now(),
   });
   const runtime = createWebhookRuntime({ store, settings: deps.settings, log: deps.log, now: Date.now, version: deps.version });
-  await runtime.runOnce();
+  // This event only: a whole outbox pass would judge other endpoints' deliveries by this process's settings.
+  if (eventId !== null) await runtime.sendEvent(eventId);
   const deadline = Date.now() + deps.settings.responseTimeoutMs + TEST_GRACE_MS;
   for (;;) {
     const delivery = (await hooks.deliveries(endpoint.id, 50)).find((d) => d.event_id === eventId);

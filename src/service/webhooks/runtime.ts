@@ -32,6 +32,11 @@ export interface WebhookRuntime {
   qualityMeasured(workspaceId: number, qualityScore: number): void;
   /** One pass of the worker: fan out, then send what is due; returns the deliveries attempted. */
   runOnce(): Promise<number>;
+  /**
+   * Fans out and sends this one event's deliveries, nothing else of the outbox (a test: the caller's settings must
+   * never judge another endpoint's deliveries); returns the deliveries attempted (0: a `serve` took it first).
+   */
+  sendEvent(eventId: number): Promise<number>;
 }
 
 export interface WebhookRuntimeDeps {
@@ -285,6 +290,12 @@ export function createWebhookRuntime(deps: WebhookRuntimeDeps): WebhookRuntime {
       done.catch((err: Error) => log.warn("recording the quality score for webhooks failed", { error: err.message }));
     },
     runOnce,
+    async sendEvent(eventId) {
+      await hooks.fanOut(now(), 1, eventId);
+      const due = await hooks.claim(now(), settings.leaseMs, CLAIM_BATCH, eventId);
+      await Promise.all(due.map(send));
+      return due.length;
+    },
   };
 }
 

@@ -79,10 +79,16 @@ export interface WebhookStore {
   clearMark(workspaceId: number, mark: string): Promise<void>;
   /** Whether any event awaits fan-out and any delivery is due: a read, so an idle worker takes no write lock. */
   pendingWork(nowMs: number): Promise<{ unsent: boolean; due: boolean }>;
-  /** Turns up to `limit` new events into deliveries, one per subscribed, enabled endpoint; returns how many events. */
-  fanOut(nowMs: number, limit: number): Promise<number>;
-  /** Leases up to `limit` due deliveries of enabled endpoints (several processes never lease the same one). */
-  claim(nowMs: number, leaseMs: number, limit: number): Promise<ClaimedDelivery[]>;
+  /**
+   * Turns up to `limit` new events into deliveries, one per subscribed, enabled endpoint; returns how many events.
+   * With `eventId`, that event only (a test sends its own event and nothing else).
+   */
+  fanOut(nowMs: number, limit: number, eventId?: number): Promise<number>;
+  /**
+   * Leases up to `limit` due deliveries of enabled endpoints (several processes never lease the same one); with
+   * `eventId`, only that event's.
+   */
+  claim(nowMs: number, leaseMs: number, limit: number, eventId?: number): Promise<ClaimedDelivery[]>;
   delivered(id: number, endpointId: number, nowMs: number, statusCode: number): Promise<void>;
   /** Records a failed attempt; returns the endpoint's run of failures and when it began. */
   attemptFailed(
@@ -176,11 +182,12 @@ export function createWebhookStore(sql: SqlRunner): WebhookStore {
       return { unsent: Boolean(rows[0]?.unsent), due: Boolean(rows[0]?.due) };
     },
 
-    fanOut: (nowMs, limit) =>
+    fanOut: (nowMs, limit, eventId) =>
       sql.transaction(async (tx) => {
+        const only = eventId === undefined ? "" : " AND id = ?";
         const events = await tx.all<{ id: number; workspace_id: number; type: string; endpoint_id: number | null; created_at: number }>(
-          `SELECT id, workspace_id, type, endpoint_id, created_at FROM webhook_events WHERE fanned_out_at IS NULL ORDER BY id LIMIT ?${skipLocked}`,
-          [limit],
+          `SELECT id, workspace_id, type, endpoint_id, created_at FROM webhook_events WHERE fanned_out_at IS NULL${only} ORDER BY id LIMIT ?${skipLocked}`,
+          eventId === undefined ? [limit] : [eventId, limit],
         );
         for (const event of events) {
           const endpoints = (
@@ -204,15 +211,16 @@ export function createWebhookStore(sql: SqlRunner): WebhookStore {
         return events.length;
       }),
 
-    async claim(nowMs, leaseMs, limit) {
+    async claim(nowMs, leaseMs, limit, eventId) {
+      const only = eventId === undefined ? "" : " AND d.event_id = ?";
       const leased = await sql.all<{ id: number }>(
         `UPDATE webhook_deliveries SET lease_until = ?, attempts = attempts + 1, last_attempt_at = ?
           WHERE id IN (SELECT d.id FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id
                         WHERE d.status = 'pending' AND d.next_attempt_at <= ? AND (d.lease_until IS NULL OR d.lease_until < ?)
-                          AND e.disabled_at IS NULL
+                          AND e.disabled_at IS NULL${only}
                         ORDER BY d.next_attempt_at, d.id LIMIT ?${sql.dialect === "postgres" ? " FOR UPDATE OF d SKIP LOCKED" : ""})
           RETURNING id`,
-        [nowMs + leaseMs, nowMs, nowMs, nowMs, limit],
+        [nowMs + leaseMs, nowMs, nowMs, nowMs, ...(eventId === undefined ? [] : [eventId]), limit],
       );
       if (leased.length === 0) return [];
       const ids = leased.map((r) => r.id);

@@ -4,8 +4,8 @@
 import { lookup } from "node:dns/promises";
 import { BlockList, isIP } from "node:net";
 
-/** Addresses a webhook must not reach: loopback, private, link-local, shared, reserved, multicast, documentation. */
-const NOT_PUBLIC = new BlockList();
+/** IPv4 addresses a webhook must not reach: loopback, private, link-local, shared, reserved, multicast, documentation. */
+const NOT_PUBLIC_V4 = new BlockList();
 for (const [net, prefix] of [
   ["0.0.0.0", 8],
   ["10.0.0.0", 8],
@@ -23,41 +23,81 @@ for (const [net, prefix] of [
   ["224.0.0.0", 4],
   ["240.0.0.0", 4],
 ] as const)
-  NOT_PUBLIC.addSubnet(net, prefix, "ipv4");
+  NOT_PUBLIC_V4.addSubnet(net, prefix, "ipv4");
+
+/**
+ * IPv6 forms that carry an IPv4 address, judged by that address (a NAT64 gateway or 6to4 relay would reach it): the
+ * byte at which its 4 bytes start. Kept apart from NOT_PUBLIC_V6, whose ::ffff:0:0/96 rule Node's BlockList would
+ * also match against every plain IPv4 address.
+ */
+const EMBEDDING_IPV4: { forms: BlockList; at: number }[] = [
+  // IPv4-compatible ::a.b.c.d (deprecated), mapped ::ffff:a.b.c.d, SIIT ::ffff:0:a.b.c.d, NAT64 well-known 64:ff9b::/96
+  {
+    nets: [
+      ["::", 96],
+      ["::ffff:0:0", 96],
+      ["::ffff:0:0:0", 96],
+      ["64:ff9b::", 96],
+    ] as const,
+    at: 12,
+  },
+  { nets: [["2002::", 16]] as const, at: 2 }, // 6to4: 2002:AABB:CCDD::/48
+].map(({ nets, at }) => {
+  const forms = new BlockList();
+  for (const [net, prefix] of nets) forms.addSubnet(net, prefix, "ipv6");
+  return { forms, at };
+});
+
+/** Global unicast: every other IPv6 address (unspecified, loopback, ULA, link-local, multicast…) is not public. */
+const GLOBAL_UNICAST_V6 = new BlockList();
+GLOBAL_UNICAST_V6.addSubnet("2000::", 3, "ipv6");
+
+/**
+ * The IANA IPv6 special-purpose registry's blocks inside 2000::/3, refused whole: the IETF protocol assignments
+ * 2001::/23 (Teredo 2001::/32 among them: its client's address is obfuscated, so refused rather than decoded, and
+ * benchmarking, ORCHID, AMT, AS112), documentation, AS112 direct delegation, SRv6 SIDs. Local-use NAT64
+ * 64:ff9b:1::/48 and the discard prefixes lie outside 2000::/3, and so are refused: where a local NAT64 prefix puts
+ * the IPv4 address depends on its length, which the service cannot know.
+ */
+const SPECIAL_V6 = new BlockList();
 for (const [net, prefix] of [
-  ["::", 128],
-  ["::1", 128],
-  ["64:ff9b:1::", 48],
-  ["100::", 64],
+  ["2001::", 23],
   ["2001:db8::", 32],
-  ["fc00::", 7],
-  ["fe80::", 10],
-  ["fec0::", 10],
-  ["ff00::", 8],
+  ["2620:4f:8000::", 48],
+  ["3fff::", 20],
+  ["5f00::", 16],
 ] as const)
-  NOT_PUBLIC.addSubnet(net, prefix, "ipv6");
+  SPECIAL_V6.addSubnet(net, prefix, "ipv6");
 
-// (Not in NOT_PUBLIC: Node's BlockList matches every IPv4 address against an IPv4-mapped IPv6 rule.)
-const IPV4_MAPPED = new BlockList();
-IPV4_MAPPED.addSubnet("::ffff:0:0", 96, "ipv6");
-
-/** The IPv4 address an IPv4-mapped IPv6 address carries (`::ffff:127.0.0.1`, `::ffff:7f00:1`), else null. */
-function mappedIpv4(address: string): string | null {
-  if (!IPV4_MAPPED.check(address, "ipv6")) return null;
-  const canonical = new URL(`http://[${address}]/`).hostname.slice(1, -1);
-  const [hi, lo] = canonical
-    .split(":")
-    .slice(-2)
-    .map((h) => parseInt(h, 16)) as [number, number];
-  return [hi >> 8, hi & 255, lo >> 8, lo & 255].join(".");
+/** The 16 bytes of an IPv6 address, from its WHATWG canonical form (hex groups, `::` at most once). */
+function ipv6Bytes(address: string): Buffer | null {
+  let canonical: string;
+  try {
+    canonical = new URL(`http://[${address}]/`).hostname.slice(1, -1);
+  } catch {
+    return null;
+  }
+  const [head, tail] = canonical.includes("::") ? canonical.split("::") : [canonical, undefined];
+  const left = head ? head.split(":") : [];
+  const right = tail ? tail.split(":") : [];
+  const groups = tail === undefined ? left : [...left, ...Array(8 - left.length - right.length).fill("0"), ...right];
+  if (groups.length !== 8) return null;
+  const bytes = Buffer.alloc(16);
+  groups.forEach((g, i) => bytes.writeUInt16BE(parseInt(g, 16), i * 2));
+  return bytes;
 }
 
 export function isPublicAddress(address: string): boolean {
   const family = isIP(address);
-  if (family === 0) return false;
-  const mapped = family === 6 ? mappedIpv4(address) : null;
-  if (mapped !== null) return isPublicAddress(mapped);
-  return !NOT_PUBLIC.check(address, family === 4 ? "ipv4" : "ipv6");
+  if (family === 4) return !NOT_PUBLIC_V4.check(address, "ipv4");
+  // A zone (fe80::1%eth0) names a link: never public.
+  if (family !== 6 || address.includes("%")) return false;
+  const embedding = EMBEDDING_IPV4.find(({ forms }) => forms.check(address, "ipv6"));
+  if (embedding) {
+    const bytes = ipv6Bytes(address);
+    return bytes !== null && isPublicAddress([...bytes.subarray(embedding.at, embedding.at + 4)].join("."));
+  }
+  return GLOBAL_UNICAST_V6.check(address, "ipv6") && !SPECIAL_V6.check(address, "ipv6");
 }
 
 export class UnsafeTargetError extends Error {

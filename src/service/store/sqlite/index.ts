@@ -233,6 +233,33 @@ const TRIGRAM_LEXICAL_INDEX = `
 `;
 
 /**
+ * The lexical index rebuilt so that forgetting erases (issue 28): plain contentless (no contentless_delete, which only
+ * hides a deleted row behind a tombstone and keeps its trigrams in the index pages until a merge) with FTS5's
+ * 'secure-delete' option, and the triggers pass the old row to FTS5's 'delete' command, so a forgotten or rewritten
+ * text's entries are removed from the index pages at once (with PRAGMA secure_delete, their bytes zeroed). The values
+ * given to 'delete' are exactly those inserted (the text and the workspace token, which never changes).
+ */
+const ERASING_LEXICAL_INDEX = `
+  DROP TRIGGER memory_text_insert;
+  DROP TRIGGER memory_text_update;
+  DROP TRIGGER memory_text_delete;
+  DROP TABLE memory_text;
+  CREATE VIRTUAL TABLE memory_text USING fts5(text, workspace, content = '', tokenize = 'trigram remove_diacritics 1');
+  INSERT INTO memory_text (memory_text, rank) VALUES ('secure-delete', 1);
+  INSERT INTO memory_text (rowid, text, workspace) SELECT id, text, 'w' || workspace_id || 'w' FROM memories;
+  CREATE TRIGGER memory_text_insert AFTER INSERT ON memories BEGIN
+    INSERT INTO memory_text (rowid, text, workspace) VALUES (new.id, new.text, 'w' || new.workspace_id || 'w');
+  END;
+  CREATE TRIGGER memory_text_update AFTER UPDATE OF text, workspace_id ON memories BEGIN
+    INSERT INTO memory_text (memory_text, rowid, text, workspace) VALUES ('delete', old.id, old.text, 'w' || old.workspace_id || 'w');
+    INSERT INTO memory_text (rowid, text, workspace) VALUES (new.id, new.text, 'w' || new.workspace_id || 'w');
+  END;
+  CREATE TRIGGER memory_text_delete AFTER DELETE ON memories BEGIN
+    INSERT INTO memory_text (memory_text, rowid, text, workspace) VALUES ('delete', old.id, old.text, 'w' || old.workspace_id || 'w');
+  END;
+`;
+
+/**
  * A forgotten memory leaves only its id and the rev of its forgetting (never its text): readers apply it like any
  * other change, and revs stay strictly increasing after the highest-rev memory is forgotten. usage_events is rebuilt
  * because SQLite cannot widen a CHECK constraint in place.
@@ -339,7 +366,15 @@ const MIGRATIONS: string[] = [
   TRIGRAM_LEXICAL_INDEX,
   // 8: a forgotten memory's id is never drawn again (../memory-ids.ts): looked up among the tombstones on insert.
   "CREATE INDEX memory_tombstones_memory ON memory_tombstones(memory_id);",
+  // 9, 10: placeholders for the migrations other branches of issue 28 add (the merge puts theirs here).
+  "SELECT 9;",
+  "SELECT 10;",
+  // 11: the lexical index that erases a forgotten text from its pages (issue 28).
+  ERASING_LEXICAL_INDEX,
 ];
+
+/** The migration from which a forgotten text is erased from the file (ERASING_LEXICAL_INDEX, secure_delete). */
+const ERASING_VERSION = MIGRATIONS.indexOf(ERASING_LEXICAL_INDEX) + 1;
 
 /** The schema version a current store is at (PRAGMA user_version after migrating). */
 export const SQLITE_SCHEMA_VERSION = MIGRATIONS.length;
@@ -410,12 +445,19 @@ export function openSqliteStore(path: string): MemoryStore {
   db.pragma("journal_mode = WAL");
   db.pragma("synchronous = NORMAL");
   db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+  // A forgotten memory's text must not stay in the file: freed cells and pages are zeroed (measured: test/bench/README.md).
+  db.pragma("secure_delete = ON");
   // Retrieve reads scattered rows: keep pages in memory rather than one system call per page.
   // Retrieve reads a few scattered rows (candidates' records and float vectors) and lexical postings: a 32 MB page
   // cache holds them. No mmap: loading an index reads every vector once, and mapped pages would stay resident.
   db.pragma("cache_size = -32768");
   try {
-    migrate(db); // leaves foreign_keys on
+    const applied = migrate(db); // leaves foreign_keys on
+    // A store from before migration 11 may hold texts forgotten then in its free pages: rewritten once, without them.
+    if (applied.includes(ERASING_VERSION) && applied[0]! > 1 && path !== ":memory:") {
+      db.exec("VACUUM");
+      db.pragma("wal_checkpoint(TRUNCATE)"); // VACUUM's pages are in the WAL until checkpointed
+    }
   } catch (err) {
     db.close();
     throw asBusyError(err);
@@ -764,7 +806,11 @@ export function openSqliteStore(path: string): MemoryStore {
       return serialize(async () => {
         if (closed) throw new ServiceError("store_unavailable", "The store is closed.");
         try {
-          return forget.immediate(workspaceId, ids, Date.now());
+          const deleted = forget.immediate(workspaceId, ids, Date.now());
+          // The WAL still holds the pages as they were before the forget (the text): copied into the file, whose
+          // freed bytes secure_delete has zeroed, and truncated. Waits (busy_timeout) for readers of older snapshots.
+          if (deleted.length > 0) db.pragma("wal_checkpoint(TRUNCATE)");
+          return deleted;
         } catch (err) {
           throw asBusyError(err);
         }
