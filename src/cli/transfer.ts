@@ -119,7 +119,7 @@ async function runImport(
   target: { workspaceId: number } | { newWorkspaceName: string },
 ): Promise<TransferOutput> {
   if (!existsSync(file)) throw new Error(`no file ${file}`);
-  const [{ openStore }, { loadModels }, { importFile }, { screenPii }] = await Promise.all([
+  const [{ openStore }, { loadModels }, { importFile, resolveTarget }, { screenPii }] = await Promise.all([
     loadOptional(() => import("../service/store/open-store.js")),
     loadOptional(() => import("../service/models/index.js")),
     import("../service/export/import.js"),
@@ -128,6 +128,8 @@ async function runImport(
   const store = await loadOptional(() => openStore(location, { log }));
   const progress = terminalProgress("importing");
   try {
+    // a missing workspace or a taken name is refused at once, not after the model's 6-30 s load
+    await resolveTarget(store, target);
     const models = await loadOptional(() => loadModels(env));
     try {
       const report = await importFile({ store, embedder: models.embedder, screenPii }, file, target, { onProgress: progress.update });

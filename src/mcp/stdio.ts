@@ -68,7 +68,10 @@ export async function runStdioAdapter(options: AdapterOptions = {}): Promise<voi
       secrets,
     });
     brain.server.onerror = (error) => logger.warn("protocol error", error);
-    await brain.server.connect(new StdioServerTransport(streams.stdin as typeof process.stdin, streams.stdout as typeof process.stdout));
+    const transport = new StdioServerTransport(streams.stdin as typeof process.stdin, streams.stdout as typeof process.stdout);
+    const send = transport.send.bind(transport);
+    transport.send = (message) => send(withoutCodePrefix(message));
+    await brain.server.connect(transport);
     logger.info(`serving ${baseURL} over stdio (tool names: ${config.toolNames})`);
   };
 
@@ -126,6 +129,18 @@ export async function runStdioAdapter(options: AdapterOptions = {}): Promise<voi
       process.exit(1);
     },
   });
+}
+
+/**
+ * The SDK's McpError puts "MCP error <code>: " in front of its message and a client's SDK adds it again on receipt
+ * ("MCP error -32602: MCP error -32602: Unknown tool"): the wire carries the code once, in `code`.
+ */
+export function withoutCodePrefix<T>(message: T): T {
+  const error = (message as { error?: { code?: unknown; message?: unknown } }).error;
+  if (!error || typeof error.message !== "string") return message;
+  const prefix = `MCP error ${String(error.code)}: `;
+  if (!error.message.startsWith(prefix)) return message;
+  return { ...message, error: { ...error, message: error.message.slice(prefix.length) } };
 }
 
 /** A stray console call (ours or a dependency's) would corrupt the protocol: console goes to stderr. */

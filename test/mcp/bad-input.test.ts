@@ -84,6 +84,8 @@ describe("bad input on stdin", () => {
     expect(unknownTool.error.message).toContain("Unknown tool: brain.forget_everything");
     expect(unknownTool.error.message).toContain("brain.remember, brain.recall, brain.health, brain.status");
     for (const answer of [notObject, noName]) expect(answer.error.message).toBeTruthy();
+    // the code travels once, in `code`: a client adds "MCP error <code>: " itself
+    for (const answer of [unknownMethod, unknownTool, notObject, noName]) expect(answer.error.message).not.toMatch(/MCP error/);
     await expectStillServing(run, 20);
     expectOnlyProtocol(run);
     expect(service.seen.filter((r) => r.path === "/v1/memory/store")).toHaveLength(0);

@@ -40,7 +40,9 @@ describe("tool names", () => {
     expect(tools.map((t) => t.name)).toEqual(UNDERSCORE);
     const ok = await client.callTool({ name: "brain_status", arguments: {} });
     expect(ok.isError).toBeFalsy();
-    await expect(client.callTool({ name: "brain.status", arguments: {} })).rejects.toThrow(/Unknown tool: brain\.status/);
+    await expect(client.callTool({ name: "brain.status", arguments: {} })).rejects.toThrow(
+      /^MCP error -32602: Unknown tool: brain\.status/,
+    );
   });
 
   it("BRAIN_TOOL_NAMES=underscore forces underscores for any client, and the dotted spelling is refused", async () => {

@@ -149,7 +149,8 @@ async function restoreMemory(tx: WorkspaceTx, pending: Pending, embedderId: stri
   return record;
 }
 
-async function resolveTarget(store: MemoryStore, target: ImportTarget): Promise<Workspace | null> {
+/** The workspace to import into (null: one to create), or why there is none; runs before the model loads. */
+export async function resolveTarget(store: MemoryStore, target: ImportTarget): Promise<Workspace | null> {
   if ("workspaceId" in target) {
     const workspace = await store.getWorkspace(target.workspaceId);
     if (!workspace)
