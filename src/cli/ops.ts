@@ -4,6 +4,7 @@
 import { BrainError, CLIENT_ERROR_CODES } from "../client/errors.js";
 import { Brain } from "../client/brain.js";
 import { checkBaseURL, ConfigError, createLogger, loadConfig, readEnv, configFilePath, writeConfigFile } from "../config/index.js";
+import { apiKeyProblem } from "../contract/input-policy.js";
 import { MIN_SCORE_MAX, MIN_SCORE_MIN, TOP_K_MAX, TOP_K_MIN } from "../contract/limits.js";
 import { renderError } from "../mcp/render-error.js";
 import { TOOLS, type Tool } from "../mcp/tools/index.js";
@@ -234,6 +235,9 @@ async function runConfig(argv: string[]): Promise<number> {
     const key = (await readSecret("API key: ")).trim();
     if (!key) return usage("no key given: pipe it in, e.g. `brain-mcp config set-key < key.txt`");
     if (/\s/.test(key)) throw new ConfigError("the key contains whitespace: give the key alone");
+    // The rule `admin key import` applies: what cannot be a key never replaces one that may work.
+    const problem = apiKeyProblem(key, "a saved key");
+    if (problem) return usage(`not saved: ${problem}; the saved key is unchanged`);
     writeConfigFile(path, { api_key: key });
     process.stdout.write(`Saved the API key in ${path} (readable only by you).\n`);
     if (process.env.BRAIN_API_KEY) {

@@ -5,6 +5,7 @@
 // no error without one, so the SDK drops it with a warning on stderr.
 
 import { EventEmitter } from "node:events";
+import { reservedKeyMessage, reservedKeyPath } from "../contract/input-policy.js";
 
 /** The largest message the adapter reads. A tool call is at most ~60 KB (8,000 characters of text, 4 KiB of meta). */
 export const MESSAGE_MAX_BYTES = 1 << 20;
@@ -130,6 +131,9 @@ function invalidRequest(message: Json): string | null {
   if (message.jsonrpc !== "2.0") return '"jsonrpc" must be "2.0"';
   if (typeof message.method !== "string") return '"method" must be a string';
   if ("params" in message && !isPlainObject(message.params)) return '"params" must be an object';
+  // The SDK's parsing would drop a `__proto__` key silently; the REST API refuses it, and so does the adapter.
+  const reserved = reservedKeyPath(message.params);
+  if (reserved !== null) return reservedKeyMessage(reserved);
   return null;
 }
 

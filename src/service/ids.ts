@@ -2,7 +2,6 @@
 // integers the store assigns (./store/types.ts).
 import { createHash, randomBytes as cryptoRandomBytes, timingSafeEqual } from "node:crypto";
 import { API_KEY_PREFIX, API_KEY_PUBLIC_PREFIX_CHARS, API_KEY_RANDOM_CHARS } from "../contract/limits.js";
-import { shannonEntropy } from "./pipeline/pii/context.js";
 
 export type RandomBytes = (n: number) => Uint8Array;
 
@@ -46,39 +45,8 @@ export function keyPrefix(apiKey: string): string {
   return apiKey.slice(0, Math.min(API_KEY_PUBLIC_PREFIX_CHARS, Math.floor(apiKey.length * PREFIX_MAX_SHARE)));
 }
 
-/** An imported key's minimum length: a new key is 39 characters; 24 leaves room for older formats. */
-export const IMPORTED_KEY_MIN_CHARS = 24;
-/**
- * An imported key's minimum estimated strength: 96 bits is beyond any online guessing (even at the rate limit's 200
- * requests a second for centuries) and below what a new key carries (32 base62 characters, about 190 bits).
- */
-export const IMPORTED_KEY_MIN_BITS = 96;
-
-/** A vendor-style leading label (`svc_ws_`, `sk_live_`): public by design, so it adds no strength. */
-const LABEL = /^(?:[A-Za-z]{1,12}[_-]){1,3}/;
-
-/**
- * Why a key may not be imported, or null when it may. Strength is estimated from the key's own characters after
- * its label: their count times their Shannon entropy, so repeats ("aaaa…") and short alphabets count for little,
- * and keys that mostly step through neighbouring characters ("abcdef…", "123456…") are refused outright.
- */
-export function importedKeyProblem(apiKey: string): string | null {
-  if (!/^[!-~]+$/.test(apiKey)) return "an API key is one word of printable ASCII characters";
-  const n = apiKey.length;
-  if (n < IMPORTED_KEY_MIN_CHARS) {
-    return `the key is ${n} character${n === 1 ? "" : "s"} long; an imported key needs at least ${IMPORTED_KEY_MIN_CHARS} (\`admin key create\` makes a strong one)`;
-  }
-  const body = apiKey.replace(LABEL, "");
-  let steps = 0;
-  for (let i = 1; i < body.length; i++) if (Math.abs(body.charCodeAt(i) - body.charCodeAt(i - 1)) <= 1) steps++;
-  const advice = "use a random one, as `admin key create` makes";
-  if (steps * 2 > body.length - 1) return `the key is too predictable (it mostly steps to a neighbouring character): ${advice}`;
-  const bits = Math.floor(body.length * shannonEntropy(body));
-  if (bits < IMPORTED_KEY_MIN_BITS) {
-    return `the key is too predictable (about ${bits} bits; an imported key needs ${IMPORTED_KEY_MIN_BITS}): ${advice}`;
-  }
-  return null;
-}
+// An imported key must pass the rule `brain-mcp config set-key` applies too: one implementation, in src/contract.
+export { IMPORTED_KEY_MIN_BITS, IMPORTED_KEY_MIN_CHARS, apiKeyProblem as importedKeyProblem } from "../contract/input-policy.js";
 
 /** What the store is given for a key created at `at`: its hash and public prefix, never the key itself. */
 export function keyRecordOf(apiKey: string, at: number): { key_hash: string; prefix: string; created_at: number } {

@@ -137,17 +137,18 @@ describe("for a person at a terminal, and for scripts with --json", () => {
 
 describe("config and flags", () => {
   it("config set-key reads the key from stdin, writes it with mode 0600 in a 0700 folder, and never echoes it", async () => {
+    const SAVED_KEY = "svc_ws_q7Lx2VmN9cRt4YbK8pWz3HdJ6fGs1AeU"; // random, as `admin key create` makes: set-key checks strength
     const path = join(tempDir(), "nested", "config.json");
-    const run = await cli(["config", "set-key"], { ...env, BRAIN_API_KEY: "", BRAIN_CONFIG: path }, `${KEY}\n`);
+    const run = await cli(["config", "set-key"], { ...env, BRAIN_API_KEY: "", BRAIN_CONFIG: path }, `${SAVED_KEY}\n`);
     expect(run.code).toBe(0);
-    expect(run.stdout + run.stderr).not.toContain(KEY);
+    expect(run.stdout + run.stderr).not.toContain(SAVED_KEY);
     expect(statSync(path).mode & 0o777).toBe(0o600);
     expect(statSync(join(path, "..")).mode & 0o777).toBe(0o700);
-    expect(JSON.parse(readFileSync(path, "utf8"))).toEqual({ api_key: KEY });
+    expect(JSON.parse(readFileSync(path, "utf8"))).toEqual({ api_key: SAVED_KEY });
 
     const url = await cli(["config", "set-url", "https://brain.example.com/"], { ...env, BRAIN_CONFIG: path });
     expect(url.code).toBe(0);
-    expect(JSON.parse(readFileSync(path, "utf8"))).toEqual({ api_key: KEY, base_url: "https://brain.example.com" });
+    expect(JSON.parse(readFileSync(path, "utf8"))).toEqual({ api_key: SAVED_KEY, base_url: "https://brain.example.com" });
     expect(statSync(path).mode & 0o777).toBe(0o600);
 
     const where = await cli(["config", "path"], { ...env, BRAIN_CONFIG: path });

@@ -1,10 +1,11 @@
 import { z } from "zod";
+import { reservedKeyMessage, reservedKeyPath } from "../../contract/input-policy.js";
 import { META_MAX_BYTES, TEXT_MAX_CHARS } from "../../contract/limits.js";
 import { renderRemember } from "../render.js";
 import { StoreResponseSchema } from "../../client/schemas.js";
 import { defineTool } from "./tool.js";
 
-const input = z.object({
+const fields = z.object({
   text: z
     .string()
     .trim()
@@ -17,6 +18,14 @@ const input = z.object({
     .optional()
     .describe(`Optional JSON object stored beside the memory (source, project, ...), at most ${META_MAX_BYTES} bytes.`),
 });
+
+// `__proto__` is refused before the fields are read: parsing into an object would drop it silently, and the REST API
+// answers 422 for it, so the adapter and the CLI (which parse with this schema) say so and send nothing.
+const input = z.preprocess((args, ctx) => {
+  const where = reservedKeyPath(args);
+  if (where !== null) ctx.issues.push({ code: "custom", message: reservedKeyMessage(where), input: args });
+  return args;
+}, fields);
 
 export const remember = defineTool({
   base: "remember",

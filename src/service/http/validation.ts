@@ -1,5 +1,6 @@
 // Strict request validation: every failure is 422 with a message that names the field (and `param`), never the
 // value. Rejected text is never echoed.
+import { reservedKeyPath } from "../../contract/input-policy.js";
 import { z } from "zod";
 import {
   IDEMPOTENCY_KEY_MAX_CHARS,
@@ -88,15 +89,9 @@ function checkMeta(meta: Record<string, unknown>): void {
  * their prototype, so the key would be dropped (or worse) on its way to the store rather than kept.
  */
 export function checkNoProtoKey(meta: unknown): void {
-  if (meta === null || typeof meta !== "object") return;
-  if (Array.isArray(meta)) {
-    for (const item of meta) checkNoProtoKey(item);
-    return;
-  }
-  if (Object.hasOwn(meta, "__proto__")) {
+  if (reservedKeyPath(meta) !== null) {
     throw invalid("meta", "`meta` holds the key `__proto__`, which JavaScript objects reserve; rename the key.");
   }
-  Object.values(meta).forEach(checkNoProtoKey);
 }
 
 function invalid(param: string | undefined, message: string): ServiceError {

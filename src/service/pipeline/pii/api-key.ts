@@ -113,9 +113,15 @@ function isJwtHeader(segment: string): boolean {
   }
 }
 
+/** A line break (with the spaces around it) inside a base64url run: how a long token is wrapped in a terminal. */
+const WRAPPED = /(?<=[A-Za-z0-9_.-])[ \t]*\r?\n[ \t]*(?=[A-Za-z0-9_.-])/g;
+
 function containsJwt(text: string): boolean {
   if (!text.includes("eyJ")) return false;
   for (const m of text.matchAll(JWT)) if (isJwtHeader(m[1])) return true;
+  // Wrapped across lines: rejoined, it still needs a header that decodes to JSON with "alg", so prose is not joined.
+  if (!text.includes("\n")) return false;
+  for (const m of text.replace(WRAPPED, "").matchAll(JWT)) if (isJwtHeader(m[1])) return true;
   return false;
 }
 

@@ -1,4 +1,7 @@
 // What surrounds a candidate: labels before it, and the shape of an assigned value.
+import { shannonEntropy } from "../../../contract/input-policy.js";
+
+export { shannonEntropy };
 
 /** Lower-cased text in the `chars` before `index` (the label zone of a candidate). */
 export function before(text: string, index: number, chars: number): string {
@@ -42,18 +45,6 @@ export function namesOtherNumber(lead: string): boolean {
 /** A phone number's lead-in: a phone word or an international prefix just before the digits. */
 export const PHONE_LEAD =
   /(?:\b(?:phone|tel|telephone|mobile|cell|call|ring|text|sms|whatsapp|fax|tel[eé]fono|m[oó]vil|handy|portable|numéro)\b[^0-9\n]{0,20}|\+\d{1,3}[ .-]?|\(\d{1,4}\)[ .-]?)$/;
-
-/** Shannon entropy in bits per character. */
-export function shannonEntropy(value: string): number {
-  const counts = new Map<string, number>();
-  for (const ch of value) counts.set(ch, (counts.get(ch) ?? 0) + 1);
-  let bits = 0;
-  for (const n of counts.values()) {
-    const p = n / value.length;
-    bits -= p * Math.log2(p);
-  }
-  return bits;
-}
 
 /** How many of lower, upper, digit, symbol a value mixes. */
 export function characterClasses(value: string): number {

@@ -3,6 +3,7 @@ import type { PiiType, PiiVerdict } from "./types.js";
 import { containsApiKey } from "./api-key.js";
 import { containsCredentialUrl } from "./connection-string.js";
 import { containsCreditCard } from "./credit-card.js";
+import { decodedViews } from "./encoded.js";
 import { containsNationalId } from "./national-id.js";
 import { containsPassword } from "./password.js";
 import { normalizeForScreening } from "./normalize.js";
@@ -21,10 +22,13 @@ const DETECTORS: readonly Detector[] = [
 
 /**
  * Screens memory text for payment cards, identity numbers, passwords, API keys and private keys, in whatever digit
- * forms, separators and invisible characters they are written (every detector reads the normalized text).
+ * forms, separators and invisible characters they are written (every detector reads the normalized text), and
+ * percent-encoded or in base64.
  */
 export function screenPii(text: string): PiiVerdict {
   const normalized = normalizeForScreening(text);
-  const types = DETECTORS.filter((d) => d.found(normalized)).map((d) => d.type);
+  // What percent-escapes and base64 tokens decode to is read too, normalized the same way (one level, never deeper).
+  const views = [normalized, ...decodedViews(normalized).map(normalizeForScreening)];
+  const types = DETECTORS.filter((d) => views.some((view) => d.found(view))).map((d) => d.type);
   return types.length === 0 ? { ok: true } : { ok: false, types };
 }
