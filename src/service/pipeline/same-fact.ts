@@ -55,9 +55,9 @@ interface FactTerms {
 }
 
 /**
- * The facts a text states, as terms: key terms (numbers, names, qualifiers, dates, negation; models/embed/lexical.ts)
- * and the poles of opposed-words.ts. `elaborative` holds the terms that only add when, where or in which state
- * (a day, a time, a date, a place, an unmarked pole): named on one side only they elaborate, not contradict.
+ * The facts a text states, as key terms (numbers, names, qualifiers, days, negation; models/embed/lexical.ts) plus
+ * the months of its dates. `elaborative` holds the terms that only say when or where (a day, a time of day, a
+ * calendar date, a place): named on one side only they elaborate, not contradict.
  */
 function factTermsOf(text: string): FactTerms {
   const body = withTimesWrittenAlike(withoutSpeaker(text));
@@ -88,9 +88,9 @@ function termsOnlyIn(a: FactTerms, b: FactTerms): { all: string[]; firm: string[
 /**
  * Two texts are different facts when their speakers differ (one naming a speaker and the other none counts as
  * different: who said it is unknown); when they disagree on time, order or state (opposed-words.ts); when one states
- * a number, name, qualifier or negation the other lacks; or when each names a day, time, date, place or state the
- * other does not. Named on one side only, a day, time, date, place or state is an elaboration: the two may merge into
- * the text that names it (survivorOf). A sentence-initial capital (half weight, maybe grammar) tells two texts apart
+ * a number, name, qualifier or negation the other lacks; or when each names a day, time, date or place the other does
+ * not. Named on one side only, a day, time, date or place is an elaboration: the two may merge into the text that
+ * names it (survivorOf). A sentence-initial capital (half weight, maybe grammar) tells two texts apart
  * only when both open with a different one ("Marcus owns…" / "Priya owns…").
  */
 export function factConflict(a: string, b: string): FactConflict | null {
@@ -107,8 +107,8 @@ export function factConflict(a: string, b: string): FactConflict | null {
 }
 
 /**
- * Which text a merge must keep so that no term is lost: "a" or "b" when only that one names a day, time, date, place
- * or state the other does not (an elaboration), "either" otherwise. Asked only of texts factConflict let pass.
+ * Which text a merge must keep so that no term is lost: "a" or "b" when only that one names a day, time, date or place
+ * the other does not (an elaboration), "either" otherwise. Asked only of texts factConflict let pass.
  */
 export function survivorOf(a: string, b: string): "a" | "b" | "either" {
   const fa = factTermsOf(a);
