@@ -24,6 +24,8 @@ ${WEBHOOK_USAGE}
   memory forget --workspace WORKSPACE_ID --query "…" [--min-score S] [--yes]
                                    (shows the memories found by meaning, scoring S or more (default 0.5), and asks;
                                     without a terminal it forgets only with --yes)
+  memory compact                   (rewrites the memories' table so forgotten texts leave the database files; on
+                                    PostgreSQL VACUUM FULL, which holds other requests while it runs)
 
   --db PATH / BRAIN_DB, --database-url URL / BRAIN_DATABASE_URL: the store (as for serve)
   --json   print one JSON object instead of sentences`;

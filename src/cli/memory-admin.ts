@@ -1,5 +1,6 @@
-// `brain-mcp admin memory delete | forget`: the workspace owner forgets memories, by id or by what they say. Like the
-// rest of `admin`, directly on the service's store; the public API keeps its four operations.
+// `brain-mcp admin memory delete | forget | compact`: the workspace owner forgets memories, by id or by what they say,
+// and the operator rewrites the store so forgotten texts leave its files. Like the rest of `admin`, directly on the
+// service's store; the public API keeps its four operations.
 import { createInterface } from "node:readline/promises";
 import { QUERY_MAX_CHARS } from "../contract/limits.js";
 import { FORGET_MIN_SCORE_DEFAULT } from "../service/dashboard/choices.js";
@@ -122,6 +123,33 @@ async function runForget(
   });
 }
 
+/** `memory compact`: forgotten texts out of the store's files (README "What forgetting erases"). */
+async function runCompact(location: StoreLocation, log: ServiceLog): Promise<TransferOutput> {
+  return withStore(location, log, async (store) => {
+    const { ms, checkpoint, statistics } = await store.compact();
+    const where = store.dialect === "postgres" ? "the memories table (VACUUM FULL)" : "the store (VACUUM)";
+    const warnings = [
+      ...(checkpoint
+        ? []
+        : [
+            store.dialect === "postgres"
+              ? "CHECKPOINT needs superuser or the pg_checkpoint role: the emptied file goes at the next automatic checkpoint"
+              : "another process kept reading for 15 s: the WAL is truncated at the next forget or compact",
+          ]),
+      ...(statistics
+        ? []
+        : [
+            "not a superuser: statistics sampled before this version may still quote texts; a superuser can run `brain-mcp admin memory compact` once",
+          ]),
+    ];
+    return {
+      json: { compacted: true, ms, checkpoint, statistics },
+      human: [`Rewrote ${where} in ${ms} ms: forgotten texts are out of its files (README: "What forgetting erases").`],
+      warnings,
+    };
+  });
+}
+
 export async function runMemoryAdmin(
   positionals: string[],
   flags: MemoryFlags & { json?: boolean },
@@ -147,7 +175,11 @@ export async function runMemoryAdmin(
     if (!Number.isFinite(minScore) || minScore < 0 || minScore > 1) throw new UsageError("--min-score must be a number from 0 to 1");
     return runForget(location, env, log, workspace, query, minScore, flags.yes === true, flags.json === true);
   }
+  if (action === "compact") {
+    if (positionals.length !== 2) throw new UsageError("expected: memory compact");
+    return runCompact(location, log);
+  }
   throw new UsageError(
-    `expected: memory delete MEMORY_ID… or memory forget --workspace WORKSPACE_ID --query "…", not: ${positionals.join(" ")}`,
+    `expected: memory delete MEMORY_ID…, memory forget --workspace WORKSPACE_ID --query "…" or memory compact, not: ${positionals.join(" ")}`,
   );
 }

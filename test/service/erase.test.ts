@@ -125,6 +125,23 @@ describe.skipIf(TEST_DATABASE_URL)("forgetting erases from the SQLite files", ()
   });
 });
 
+describe.skipIf(TEST_DATABASE_URL)("admin memory compact on SQLite", () => {
+  it("rewrites a live store (VACUUM, WAL truncated): the memories stay, found as before", async () => {
+    const svc = await startService({ env: LEXICAL });
+    try {
+      const stored = await call(svc.baseURL, "POST", ROUTES.store.path, { key: svc.apiKey, json: { text: OTHERS[0] } });
+      expect(stored.status).toBe(200);
+      const out = await svc.adminJson(["memory", "compact"]);
+      expect(out).toMatchObject({ compacted: true, checkpoint: true });
+      expect(statSync(`${svc.dbPath}-wal`).size).toBe(0);
+      const recall = await call(svc.baseURL, "POST", ROUTES.retrieve.path, { key: svc.apiKey, json: { query: "staging database port" } });
+      expect(recall.json.memories[0].text).toBe(OTHERS[0]);
+    } finally {
+      await svc.stop();
+    }
+  });
+});
+
 describe.skipIf(TEST_DATABASE_URL)("a store written before forgetting erased", () => {
   it("texts forgotten by an earlier version, left in free pages, are gone once the store is opened", async () => {
     // A 0.3.0 store (test/fixtures/store-0.3.0) whose first memory was deleted as that version did: secure_delete off.

@@ -10,6 +10,8 @@ import { join } from "node:path";
 export interface PgCluster {
   /** Connection string of the cluster's test database (`brain`). */
   url: string;
+  /** The cluster's data directory (tests that read its files: test/postgres/erase.test.ts). */
+  dataDir: string;
   /** Connection string of a fresh, empty database in the same cluster, e.g. one per service under test. */
   createDatabase(name?: string): Promise<string>;
   /** Fast shutdown (connections are cut), then start again on the same port with the same data. */
@@ -308,6 +310,7 @@ export async function startPostgres(): Promise<PgCluster> {
     get url() {
       return urlFor(DB_NAME);
     },
+    dataDir: data,
     async createDatabase(name) {
       const db = name ?? `brain_${process.pid}_${++dbCount}`;
       if (!/^[a-z_][a-z0-9_]*$/.test(db)) throw new Error(`bad database name ${db}`);

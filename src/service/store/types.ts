@@ -303,6 +303,15 @@ export interface MemoryStore {
   deleteMemories(workspaceId: number, ids: readonly number[]): Promise<number[]>;
 
   /**
+   * Rewrites the table that held memory texts so that forgotten texts leave the database's files (`admin memory
+   * compact`). SQLite: VACUUM and a truncating checkpoint (a forget already erases; this also covers free space left by
+   * an earlier version). PostgreSQL: VACUUM FULL of `memories` (locked for its duration), as superuser the statistics
+   * of its text and meta removed from pg_statistic (`statistics`), and a CHECKPOINT, which needs superuser or
+   * pg_checkpoint (`checkpoint`).
+   */
+  compact(): Promise<{ ms: number; checkpoint: boolean; statistics: boolean }>;
+
+  /**
    * Runs `fn` in one transaction holding the workspace's write lock: SQLite `BEGIN IMMEDIATE` (which serializes
    * every writer on the file, across processes), PostgreSQL `pg_advisory_xact_lock` keyed by the workspace.
    * Commits when `fn` resolves, rolls back when it throws. `fn` must await only `tx` operations (no model or

@@ -127,6 +127,8 @@ function beginLocked(workspaceId: number): string {
 }
 /** Bookkeeping, not a memory: no wait for the WAL flush (the server writes it within 3 × wal_writer_delay). */
 const BEGIN_BOOKKEEPING = "BEGIN; SET LOCAL synchronous_commit = off";
+/** How long `admin memory compact` waits for the memories table's lock before giving up (ms). */
+const COMPACT_LOCK_WAIT_MS = 5_000;
 /** Serializes "create the first workspace when there is none" across processes. */
 const FIRST_WORKSPACE_LOCK_SQL = "SELECT pg_advisory_xact_lock(hashtextextended('brain-mcp:first-workspace', 0))";
 
@@ -630,6 +632,55 @@ export class PostgresStore implements MemoryStore {
       }
       return deleted;
     }, beginLocked(workspaceId));
+  }
+
+  async compact(): Promise<{ ms: number; checkpoint: boolean; statistics: boolean }> {
+    const started = Date.now();
+    let client: PoolClient;
+    try {
+      client = await this.pool.connect();
+    } catch (err) {
+      throw this.failed(err);
+    }
+    let broken = false;
+    try {
+      // Waiting long for the table lock would queue every request of a running service behind this one.
+      await client.query(`SET lock_timeout = ${COMPACT_LOCK_WAIT_MS}`);
+      try {
+        // A new file holding the live rows only (and new indexes); the old one is truncated when this commits.
+        await client.query("VACUUM (FULL, ANALYZE) memories");
+      } finally {
+        await client.query("RESET lock_timeout");
+      }
+      // Statistics sampled before migration 11 may quote texts; only a superuser may remove them from the catalog.
+      const { rows } = await client.query<{ rolsuper: boolean }>("SELECT rolsuper FROM pg_roles WHERE rolname = current_user");
+      const statistics = rows[0]?.rolsuper === true;
+      if (statistics) {
+        await client.query(
+          "DELETE FROM pg_statistic WHERE starelid = 'memories'::regclass AND staattnum IN " +
+            "(SELECT attnum FROM pg_attribute WHERE attrelid = 'memories'::regclass AND attname IN ('text', 'meta'))",
+        );
+        await client.query("VACUUM FULL pg_statistic");
+      }
+      let checkpoint = true;
+      try {
+        await client.query("CHECKPOINT");
+      } catch (err) {
+        if ((err as { code?: string }).code !== "42501") throw err; // insufficient privilege: the next automatic one
+        checkpoint = false;
+      }
+      return { ms: Date.now() - started, checkpoint, statistics };
+    } catch (err) {
+      broken = isStoreUnavailable(err);
+      if ((err as { code?: string }).code === "55P03") {
+        throw new Error(
+          `the memories table stayed in use for ${COMPACT_LOCK_WAIT_MS / 1000} s: run it again when the service is quieter, or stop the services first`,
+        );
+      }
+      throw this.failed(err);
+    } finally {
+      client.release(broken);
+    }
   }
 
   async writeInWorkspace<T>(workspaceId: number, fn: (tx: WorkspaceTx) => Promise<T>): Promise<T> {

@@ -220,6 +220,13 @@ export const MIGRATIONS: readonly Migration[] = [
     // A forgotten memory's id is never drawn again (../memory-ids.ts): looked up among the tombstones on insert.
     sql: "CREATE INDEX memory_tombstones_memory ON memory_tombstones (memory_id);",
   },
+  {
+    // ANALYZE copies sampled values into pg_statistic (histograms, most common values), where a forgotten text would
+    // outlive its row: no statement filters on a memory's text or meta, so no statistics are kept of them (issue 28).
+    version: 11,
+    name: "no statistics of memory texts",
+    sql: "ALTER TABLE memories ALTER COLUMN text SET STATISTICS 0, ALTER COLUMN meta SET STATISTICS 0;",
+  },
 ];
 
 /** One transaction-scoped advisory lock serializes migrating across processes. */

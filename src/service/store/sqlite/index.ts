@@ -817,6 +817,19 @@ export function openSqliteStore(path: string): MemoryStore {
       });
     },
 
+    compact() {
+      return serialize(async () => {
+        const started = Date.now();
+        try {
+          db.exec("VACUUM");
+          const [result] = db.pragma("wal_checkpoint(TRUNCATE)") as { busy: number }[];
+          return { ms: Date.now() - started, checkpoint: result?.busy === 0, statistics: true };
+        } catch (err) {
+          throw asBusyError(err);
+        }
+      });
+    },
+
     writeInWorkspace(workspaceId, fn) {
       return serialize(() => runWrite(workspaceId, fn));
     },
