@@ -29,8 +29,9 @@ const firstLine = (b: Block) => b.code.split("\n")[0]!;
 /** Shell blocks that are not run here, by their first line, and why. */
 const SHELL_NOT_RUN: [RegExp, string][] = [
   [/^git clone /, "clones the repository: this test runs inside it"],
+  [/^claude mcp add /, "registers a server with Claude Code: test/build/readme-hosts.test.ts starts it as that line says"],
   [/^npm test$/, "is the suite this test belongs to"],
-  [/^npm install -g brain-mcp /, "installs globally: .ci/install-like-a-user.sh installs both packages into an empty project"],
+  [/^npm install -g brain-mcp /, "installs globally: .ci/install-like-a-user.sh installs both by name from a local registry"],
   [/^brain-mcp {2,}/, "a synopsis of every command, with placeholders"],
   [/^brain-mcp admin export --workspace 2/, "placeholders for a store's workspaces (test/service/export.test.ts runs these commands)"],
   [/^brain-mcp ui /, "serves a dashboard until stopped (test/ui/dashboard.test.ts drives it)"],
