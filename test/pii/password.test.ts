@@ -131,6 +131,9 @@ describe("CJK and Korean labels inside a sentence", () => {
     "비밀번호는 SMS로 받았어요",
     "비밀번호를 잊어버렸어요",
     "密码管理器用的是1Password",
+    "密码是MySQL的root密码，问运维",
+    "パスワードはLINEで送ります",
+    "비밀번호는 Gmail 계정과 같아요",
   ])("%s passes", (text) => {
     expect(kinds(text)).toEqual([]);
   });

@@ -103,6 +103,16 @@ const mixedCard = fc
   )
   .map(([number, style, seps, form, hide, context]) => context.replace("{}", hide(form(joinMixed(group(number, style), seps)))));
 
+/** A card, however printed, then percent-encoded (every character, or only spaces and punctuation) or in base64. */
+const encodedCard = fc
+  .tuple(cardNumber, fc.constantFrom("fours", "block" as const), fc.constantFrom(" ", "-", ""), fc.integer({ min: 0, max: 2 }))
+  .map(([number, style, sep, encoding]) => {
+    const printed = `card ${group(number, style).join(sep)}`;
+    if (encoding === 0) return `https://pay.example.com/?q=${encodeURIComponent(printed)}`;
+    if (encoding === 1) return [...printed].map((c) => `%${c.charCodeAt(0).toString(16).padStart(2, "0")}`).join("");
+    return `blob: ${Buffer.from(printed).toString("base64")}`;
+  });
+
 /** US SSNs (valid area, group, serial), labelled or in their own dashed shape. */
 const ssn = fc
   .tuple(
@@ -280,6 +290,13 @@ const mixedLookAlike = fc.oneof(
     ),
 );
 
+/** Look-alikes percent-encoded and in base64: decoding them must not make them secrets. */
+const encodedLookAlike = fc
+  .tuple(fc.oneof(orderNumber, phoneNumber, isbn, timestamp), fc.boolean())
+  .map(([text, base64]) =>
+    base64 ? `data ${Buffer.from(text).toString("base64")}` : `https://example.com/?q=${encodeURIComponent(text)}`,
+  );
+
 describe("the PII screen under generated input (fast-check, seed " + SEED + ")", () => {
   it("refuses every generated card number, however it is printed", () => {
     fc.assert(
@@ -293,6 +310,15 @@ describe("the PII screen under generated input (fast-check, seed " + SEED + ")",
   it("refuses every generated card number printed with mixed separators and line breaks", () => {
     fc.assert(
       fc.property(mixedCard, (text) => {
+        expect(kinds(text), JSON.stringify(text)).toContain("credit_card");
+      }),
+      settings,
+    );
+  });
+
+  it("refuses every generated card number percent-encoded or in base64", () => {
+    fc.assert(
+      fc.property(encodedCard, (text) => {
         expect(kinds(text), JSON.stringify(text)).toContain("credit_card");
       }),
       settings,
@@ -329,7 +355,7 @@ describe("the PII screen under generated input (fast-check, seed " + SEED + ")",
 
   it("accepts order numbers, phone numbers, ISBNs and timestamps in any digit form", () => {
     fc.assert(
-      fc.property(fc.oneof(lookAlike, mixedLookAlike), (text) => {
+      fc.property(fc.oneof(lookAlike, mixedLookAlike, encodedLookAlike), (text) => {
         expect(kinds(text), JSON.stringify(text)).toEqual([]);
       }),
       settings,

@@ -9,7 +9,8 @@ import { maskIbans } from "./iban.js";
 const DIGIT_RUN = /\d[\d ./_-]{11,}\d/g;
 const SINGLE_SEPARATED = /\d+(?:[ ./_-]\d+)*/g;
 const SEPARATOR = /[ ./_-]/;
-const GLUED_BEFORE = /[\w.,/+-]/;
+// After "%": a percent-escape ("%234611…" is "#4611…"), read decoded instead (./encoded.ts).
+const GLUED_BEFORE = /[\w.,/+%-]/;
 // A card copied from a form, a PDF or a chat is split by whatever the source used, often several kinds at once:
 // spaces and tabs around at most one line break, comma or dash (unambiguous, so it cannot backtrack). Dots, slashes
 // and underscores count only when they are the one separator throughout (decimals, paths, dates), above.

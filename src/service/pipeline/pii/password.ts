@@ -176,8 +176,8 @@ const CJK_STATED = new RegExp(
 const CJK_SCRIPT = /[\p{scx=Han}\p{scx=Hiragana}\p{scx=Katakana}\p{scx=Hangul}]/u;
 /** What ends a statement after a lone word: an ideographic stop, a copula ("です", "입니다"), or nothing. */
 const CJK_CLAUSE_END = /^\s*(?:$|[.,;!?。，、！？；)）」』”"'\n]|です|でした|だ|입니다|이에요|예요|이야|이다|였어요|야(?![\p{L}]))/u;
-/** The value is compared with something, not stated: "AppleIDと同じ", "AppleID와 같아요", "和…一样". */
-const CJK_COMPARED = /^(?:と|の|와|과|랑|하고|처럼|같|一样|一樣|相同)/u;
+/** The value is compared with or owns something, not stated: "AppleIDと同じ", "AppleID와 같아요", "MySQL的root密码". */
+const CJK_COMPARED = /^(?:と|の|와|과|랑|하고|처럼|같|의|的|之|一样|一樣|相同)/u;
 
 /** A password stated after a CJK or Korean label, inside a sentence. */
 function containsCjkPassword(text: string): boolean {
