@@ -133,6 +133,41 @@ describe("batching embed calls", () => {
     expect(idle.calls.map((c) => c.texts)).toEqual([["x", "y"]]);
   });
 
+  it("the pool grows only while calls wait on a busy worker, and releases the spawned worker once idle", async () => {
+    const spawned: ReturnType<typeof fakeEmbedder>[] = [];
+    let closedSpawned = 0;
+    const spawn = () => {
+      const made = fakeEmbedder();
+      spawned.push(made);
+      return { ...made.embedder, close: async () => void closedSpawned++ };
+    };
+    const batched = batchEmbeddings(fakeEmbedder().embedder, { spawn, maxWorkers: 3, releaseAfterMs: 50, maxTexts: 1 });
+    for (const text of ["a", "b", "c"]) await batched.embed([text], "query");
+    expect(spawned.length).toBe(0);
+    expect(batched.workerCount()).toBe(1);
+    await Promise.all(["d", "e", "f", "g", "h", "i"].map((t) => batched.embed([t], "query")));
+    expect(spawned.length).toBeGreaterThanOrEqual(1);
+    expect(spawned.length).toBeLessThanOrEqual(2);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(closedSpawned).toBe(spawned.length);
+    expect(batched.workerCount()).toBe(1);
+    expect(await batched.embed(["again"], "query")).toEqual([Float32Array.of(5, 1)]);
+  });
+
+  it("a worker that fails to start is closed, and the pool keeps serving on the workers it has", async () => {
+    let closed = 0;
+    const spawn = () => ({
+      ...fakeEmbedder().embedder,
+      load: async () => Promise.reject(new Error("no memory for another model")),
+      close: async () => void closed++,
+    });
+    const batched = batchEmbeddings(fakeEmbedder().embedder, { spawn, maxWorkers: 2, maxTexts: 1 });
+    const vectors = await Promise.all(["a", "bb", "ccc", "dddd"].map((t) => batched.embed([t], "document")));
+    expect(vectors.map((v) => v[0]![0])).toEqual([1, 2, 3, 4]);
+    expect(closed).toBeGreaterThanOrEqual(1);
+    expect(batched.workerCount()).toBe(1);
+  });
+
   it("a failing model call rejects every caller in that batch and not the next batch", async () => {
     const { embedder } = fakeEmbedder((texts) => texts.includes("bad"));
     const batched = batchEmbeddings(embedder);

@@ -16,7 +16,20 @@ export interface BatchingOptions {
    * when every worker is idle is sent at once (after the current tick): a request alone never waits for a batch.
    */
   windowMs?: number;
+  /**
+   * Starts one more worker like the others (elastic pool): called only when calls wait while every worker is busy,
+   * never beyond `maxWorkers`. Without it the pool stays as given.
+   */
+  spawn?: () => PoolWorker;
+  /** Most workers the pool grows to (default: as many as given). */
+  maxWorkers?: number;
+  /** A worker started by `spawn` and idle this long (ms) is closed, its memory returned (default EMBED_WORKER_IDLE_MS). */
+  releaseAfterMs?: number;
+  /** Told when a worker is started or released (a count, never text). */
+  log?: (message: string) => void;
 }
+
+type PoolWorker = Embedder & { close?: () => Promise<void> };
 
 type Purpose = "document" | "query";
 
@@ -34,6 +47,8 @@ export const DEFAULT_BATCH_TEXTS = 8;
 export const DEFAULT_BATCH_CHARS = 1_000;
 /** Measured with the fleet benchmark: long enough for the requests of one burst to meet, short beside a model run. */
 export const DEFAULT_BATCH_WINDOW_MS = 2;
+/** How long a worker started under concurrent load stays once idle (BRAIN_EMBED_WORKER_IDLE_MS): long beside a burst. */
+export const EMBED_WORKER_IDLE_MS = 15_000;
 
 /**
  * One embedder (the first worker's id, dimensions, thresholds, distinctFacts) over `workers`, each running the same
@@ -41,19 +56,72 @@ export const DEFAULT_BATCH_WINDOW_MS = 2;
  * each idle worker takes the oldest waiting batch.
  */
 export function batchEmbeddings(
-  workers: (Embedder & { close?: () => Promise<void> }) | readonly (Embedder & { close?: () => Promise<void> })[],
+  workers: PoolWorker | readonly PoolWorker[],
   opts: BatchingOptions = {},
-): Embedder & { close?: () => Promise<void> } {
-  const pool = Array.isArray(workers) ? [...workers] : [workers as Embedder & { close?: () => Promise<void> }];
+): PoolWorker & { workerCount: () => number } {
+  const pool = Array.isArray(workers) ? [...workers] : [workers as PoolWorker];
   if (pool.length === 0) throw new Error("batchEmbeddings needs at least one worker");
   const model = pool[0]!;
+  const base = pool.length;
   const maxTexts = Math.max(1, opts.maxTexts ?? DEFAULT_BATCH_TEXTS);
   const maxChars = Math.max(1, opts.maxChars ?? DEFAULT_BATCH_CHARS);
   const windowMs = Math.max(0, opts.windowMs ?? DEFAULT_BATCH_WINDOW_MS);
+  const maxWorkers = opts.spawn ? Math.max(base, opts.maxWorkers ?? base) : base;
+  const releaseAfterMs = Math.max(0, opts.releaseAfterMs ?? EMBED_WORKER_IDLE_MS);
   const idle = [...pool];
   const waiting: Pending[] = [];
+  /** When each spawned worker last finished a run; the release timer closes those idle for releaseAfterMs. */
+  const idleSince = new Map<PoolWorker, number>();
+  let starting = 0;
+  let closed = false;
   let timer: NodeJS.Timeout | null = null;
   let immediate: NodeJS.Immediate | null = null;
+  let releaseTimer: NodeJS.Timeout | null = null;
+
+  /** Calls wait and every worker is busy: one more worker, loaded before it takes work (one start at a time). */
+  function grow(): void {
+    if (closed || starting > 0 || pool.length >= maxWorkers || waiting.length === 0 || idle.length > 0) return;
+    starting++;
+    const worker = opts.spawn!();
+    worker.load().then(
+      () => {
+        starting--;
+        if (closed) return void worker.close?.();
+        pool.push(worker);
+        idle.push(worker);
+        idleSince.set(worker, Date.now());
+        opts.log?.(`model worker started under concurrent load (${pool.length} of at most ${maxWorkers})`);
+        armRelease();
+        dispatch();
+      },
+      () => {
+        // The pool keeps serving with what it has; the next burst tries again.
+        starting--;
+        void worker.close?.();
+      },
+    );
+  }
+
+  function armRelease(): void {
+    if (releaseTimer || closed || idleSince.size === 0) return;
+    releaseTimer = setTimeout(release, releaseAfterMs);
+    releaseTimer.unref();
+  }
+
+  /** Closes spawned workers idle for releaseAfterMs; the pool never goes below the workers it was given. */
+  function release(): void {
+    releaseTimer = null;
+    const now = Date.now();
+    for (const [worker, since] of idleSince) {
+      if (now - since < releaseAfterMs || !idle.includes(worker)) continue;
+      idleSince.delete(worker);
+      idle.splice(idle.indexOf(worker), 1);
+      pool.splice(pool.indexOf(worker), 1);
+      void worker.close?.();
+      opts.log?.(`idle model worker released (${pool.length} left)`);
+    }
+    armRelease();
+  }
 
   function schedule(): void {
     if (waiting.length === 0 || idle.length === 0 || immediate) return;
@@ -97,9 +165,10 @@ export function batchEmbeddings(
 
   function dispatch(): void {
     while (idle.length > 0 && waiting.length > 0) void run(idle.shift()!, takeBatch());
+    grow();
   }
 
-  async function run(worker: Embedder, batch: Pending[]): Promise<void> {
+  async function run(worker: PoolWorker, batch: Pending[]): Promise<void> {
     const owners: { pending: Pending; at: number }[] = [];
     for (const pending of batch) pending.texts.forEach((_, at) => owners.push({ pending, at }));
     // Ordered by length: a run pads every text to its longest, so like lengths together waste the least.
@@ -116,12 +185,14 @@ export function batchEmbeddings(
       for (const pending of batch) pending.reject(error);
     } finally {
       idle.push(worker);
+      if (idleSince.has(worker)) idleSince.set(worker, Date.now());
       // What queued while this batch ran has waited a model run already: it goes now, without a window.
       if (!immediate) dispatch();
     }
   }
 
-  const batched: Embedder & { close?: () => Promise<void> } = {
+  const batched: PoolWorker & { workerCount: () => number } = {
+    workerCount: () => pool.length,
     id: model.id,
     dimensions: model.dimensions,
     dedupThreshold: model.dedupThreshold,
@@ -132,15 +203,18 @@ export function batchEmbeddings(
         const copy = [...texts];
         waiting.push({ texts: copy, purpose, longest: Math.max(...copy.map((t) => t.length)), resolve, reject });
         schedule();
+        grow();
       });
     },
   };
   if (model.distinctFacts) batched.distinctFacts = model.distinctFacts.bind(model);
-  if (pool.some((w) => w.close)) {
+  if (pool.some((w) => w.close) || opts.spawn) {
     batched.close = async () => {
+      closed = true;
       clearTimeout(timer ?? undefined);
+      clearTimeout(releaseTimer ?? undefined);
       clearImmediate(immediate ?? undefined);
-      timer = immediate = null;
+      timer = immediate = releaseTimer = null;
       await Promise.all(pool.map((w) => w.close?.()));
     };
   }

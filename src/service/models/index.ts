@@ -5,7 +5,7 @@ import { createOfflineJudge } from "./judge/index.js";
 import { createProviderJudge } from "./judge/provider.js";
 import { createProviderEmbedder } from "./embed/provider.js";
 import { availableParallelism } from "node:os";
-import { DEFAULT_BATCH_TEXTS, DEFAULT_BATCH_WINDOW_MS, batchEmbeddings } from "./batching.js";
+import { DEFAULT_BATCH_TEXTS, DEFAULT_BATCH_WINDOW_MS, EMBED_WORKER_IDLE_MS, batchEmbeddings } from "./batching.js";
 import { DEFAULT_EMBED_CACHE_MB, cacheEmbeddings } from "./embedding-cache.js";
 import { createWorkerEmbedder, defaultWorkerUrl } from "./worker-embedder.js";
 
@@ -50,8 +50,8 @@ export async function loadModels(env: NodeJS.ProcessEnv = process.env, options: 
 }
 
 /**
- * The offline embedder. By default the sentence model runs in a pool of worker threads, one per core
- * (BRAIN_EMBED_WORKERS), each with one ONNX thread, and concurrent calls are batched across requests, so the event
+ * The offline embedder. By default the sentence model runs in a worker thread, with more (up to one per core,
+ * BRAIN_EMBED_WORKERS) started only under concurrent load, each with one ONNX thread; concurrent calls are batched across requests, so the event
  * loop keeps serving while they work. BRAIN_EMBED_WORKER=0 runs it in-process, one call at a time (the old path). The
  * lexical embedder (no model) and a run from TypeScript source (no compiled worker) stay in-process.
  */
@@ -61,9 +61,14 @@ function offlineEmbedder(env: NodeJS.ProcessEnv): Embedder & { close?: () => Pro
   const workerOff = (env.BRAIN_EMBED_WORKER ?? "").trim() === "0";
   const workerUrl = workerOff || kind === "lexical" ? null : defaultWorkerUrl();
   if (!workerUrl) return createOfflineEmbedder(kind, options);
-  const count = Math.max(1, Math.floor(nonNegativeNumber(env.BRAIN_EMBED_WORKERS, availableParallelism())));
-  const workers = Array.from({ length: count }, () => createWorkerEmbedder(kind, { ...options, workerUrl }));
-  return batchEmbeddings(workers, {
+  // One worker idle; more (up to one per core) only while calls wait on a busy one, each closed once idle again.
+  const maxWorkers = Math.max(1, Math.floor(nonNegativeNumber(env.BRAIN_EMBED_WORKERS, availableParallelism())));
+  const spawn = () => createWorkerEmbedder(kind, { ...options, workerUrl });
+  return batchEmbeddings(spawn(), {
+    spawn,
+    maxWorkers,
+    releaseAfterMs: nonNegativeNumber(env.BRAIN_EMBED_WORKER_IDLE_MS, EMBED_WORKER_IDLE_MS),
+    log: (message) => process.stderr.write(`brain-mcp: ${message}\n`),
     windowMs: nonNegativeNumber(env.BRAIN_EMBED_BATCH_WINDOW_MS, DEFAULT_BATCH_WINDOW_MS),
     maxTexts: nonNegativeNumber(env.BRAIN_EMBED_BATCH_TEXTS, DEFAULT_BATCH_TEXTS),
   });

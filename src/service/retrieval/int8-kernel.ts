@@ -21,6 +21,39 @@ export function codeStrideFor(dimensions: number): number {
 
 type Dots8 = RowScan;
 
+const INT8_MAX = 127;
+
+/** A vector as int8 codes with one scale (max |value| / 127): value ≈ scale · code, |error| ≤ scale / 2. */
+export function quantize(vector: Float32Array, dimensions: number, into: Int8Array, at: number): { scale: number; codeL1: number } {
+  // Branch-free loops: signs are random, so branches would mispredict (this runs for every row of an index build).
+  let max = 0;
+  for (let d = 0; d < dimensions; d++) max = Math.max(max, Math.abs(vector[d]!));
+  if (max === 0) return { scale: 0, codeL1: 0 };
+  const inverse = INT8_MAX / max;
+  let codeL1 = 0;
+  for (let d = 0; d < dimensions; d++) {
+    // Rounds to nearest by truncating a positive number: |x| <= 127, so x + 128.5 > 0.
+    const code = ((vector[d]! * inverse + 128.5) | 0) - 128;
+    into[at + d] = code;
+    codeL1 += Math.abs(code);
+  }
+  return { scale: max / INT8_MAX, codeL1 };
+}
+
+/** Bytes before the codes in a stored code row: the scale, a little-endian float64 (the bound needs it exact). */
+export const CODES_HEADER_BYTES = 8;
+
+/**
+ * A vector's int8 codes as the stores keep them beside its floats (issue 27), so an index loads a quarter of the
+ * bytes and quantizes nothing: [scale: float64 LE][one int8 code per dimension]. Exactly what the index computes.
+ */
+export function vectorCodes(vector: Float32Array): Buffer {
+  const out = Buffer.alloc(CODES_HEADER_BYTES + vector.length);
+  const codes = new Int8Array(out.buffer, out.byteOffset + CODES_HEADER_BYTES, vector.length);
+  out.writeDoubleLE(quantize(vector, vector.length, codes, 0).scale, 0);
+  return out;
+}
+
 /** A growable byte store of int8 rows with an integer dot-product scan; WebAssembly SIMD where available. */
 export class Int8Kernel {
   private memory: WasmMemory | null = null;

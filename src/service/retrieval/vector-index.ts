@@ -7,7 +7,7 @@
 // used workspace out first.
 import type { VectorRecord } from "../store/types.js";
 import { comparableVector } from "./derived-vectors.js";
-import { Int8Kernel, codeStrideFor } from "./int8-kernel.js";
+import { CODES_HEADER_BYTES, Int8Kernel, codeStrideFor, quantize } from "./int8-kernel.js";
 
 export interface Match {
   id: number;
@@ -19,33 +19,16 @@ export interface Match {
  * memory comes through vectorsSince as a tombstone (../store/types.ts FORGOTTEN_EMBEDDER), which no index compares.
  */
 export interface VectorSource {
-  vectorsSince(sinceRev: number, limit?: number): Promise<VectorRecord[]>;
+  /** `codesFor`: rows of this embedder that have stored codes come with `codes` and no floats. */
+  vectorsSince(sinceRev: number, limit?: number, codesFor?: string): Promise<VectorRecord[]>;
   vectorsOf(ids: readonly number[]): Promise<VectorRecord[]>;
 }
 
 /** Reads the float rows of `ids` (the exact re-scoring's input). */
 export type FloatRows = (ids: readonly number[]) => Promise<VectorRecord[]>;
 
-const INT8_MAX = 127;
 /** Added to every error bound to cover float rounding in the bound's own arithmetic. */
 const ROUNDING_SLACK = 1e-6;
-
-/** A vector as int8 codes with one scale (max |value| / 127): value ≈ scale · code, |error| ≤ scale / 2. */
-function quantize(vector: Float32Array, dimensions: number, into: Int8Array, at: number): { scale: number; codeL1: number } {
-  // Branch-free loops: signs are random, so branches would mispredict (this runs for every row of an index build).
-  let max = 0;
-  for (let d = 0; d < dimensions; d++) max = Math.max(max, Math.abs(vector[d]!));
-  if (max === 0) return { scale: 0, codeL1: 0 };
-  const inverse = INT8_MAX / max;
-  let codeL1 = 0;
-  for (let d = 0; d < dimensions; d++) {
-    // Rounds to nearest by truncating a positive number: |x| <= 127, so x + 128.5 > 0.
-    const code = ((vector[d]! * inverse + 128.5) | 0) - 128;
-    into[at + d] = code;
-    codeL1 += Math.abs(code);
-  }
-  return { scale: max / INT8_MAX, codeL1 };
-}
 
 function dot(a: Float32Array, b: Float32Array, dimensions: number): number {
   let sum = 0;
@@ -126,6 +109,12 @@ export class WorkspaceIndex {
       if (r.rev <= this.maxRev) continue;
       this.maxRev = r.rev;
       const existing = this.slots.get(r.id);
+      if (r.codes && r.embedder_id === this.embedderId && r.codes.length === CODES_HEADER_BYTES + this.dimensions) {
+        const slot = existing ?? this.append(r.id);
+        this.writeCodes(slot, r.codes);
+        this.revs[slot] = r.rev;
+        continue;
+      }
       // Vectors of another model cannot be compared; they return once re-embedded (with a new rev).
       const vector = comparableVector(r, this.embedderId, this.dimensions);
       if (!vector) {
@@ -270,6 +259,20 @@ export class WorkspaceIndex {
     this.halfL1[slot] = (scale * codeL1) / 2;
   }
 
+  /** The store's codes of a row (int8-kernel.ts vectorCodes): the same bytes `write` would make, read not computed. */
+  private writeCodes(slot: number, stored: Uint8Array): void {
+    const at = slot * this.codeStride;
+    const bytes = this.kernel.bytes;
+    const codes = new Int8Array(stored.buffer, stored.byteOffset + CODES_HEADER_BYTES, this.dimensions);
+    bytes.set(codes, at);
+    bytes.fill(0, at + this.dimensions, at + this.codeStride);
+    let codeL1 = 0;
+    for (let d = 0; d < this.dimensions; d++) codeL1 += Math.abs(codes[d]!);
+    const scale = new DataView(stored.buffer, stored.byteOffset, CODES_HEADER_BYTES).getFloat64(0, true);
+    this.scales[slot] = scale;
+    this.halfL1[slot] = (scale * codeL1) / 2;
+  }
+
   private append(id: number): number {
     const slot = this.count++;
     // Room for the rows plus one scan's scratch (query codes and 4 bytes of result per row).
@@ -340,7 +343,7 @@ export class VectorIndexes {
    */
   async refresh(workspaceId: number, source: VectorSource): Promise<WorkspaceIndex> {
     const index = this.use(workspaceId);
-    index.apply(await source.vectorsSince(index.maxRev));
+    index.apply(await source.vectorsSince(index.maxRev, undefined, this.embedderId));
     this.evict(workspaceId);
     return index;
   }
@@ -373,7 +376,7 @@ export class VectorIndexes {
   private async catchUp(workspaceId: number, source: VectorSource, pageRows: number): Promise<WorkspaceIndex> {
     const index = this.use(workspaceId);
     for (;;) {
-      const rows = await source.vectorsSince(index.maxRev, pageRows);
+      const rows = await source.vectorsSince(index.maxRev, pageRows, this.embedderId);
       index.apply(rows);
       if (rows.length < pageRows) break;
       await new Promise<void>((resolve) => setImmediate(resolve));
@@ -411,13 +414,13 @@ export class VectorIndexes {
 /** A workspace's reads from the store, outside any transaction, as an index's source. */
 export function storeSource(
   store: {
-    vectorsSince(workspaceId: number, sinceRev: number, limit?: number): Promise<VectorRecord[]>;
+    vectorsSince(workspaceId: number, sinceRev: number, limit?: number, codesFor?: string): Promise<VectorRecord[]>;
     vectorsOf(workspaceId: number, ids: readonly number[]): Promise<VectorRecord[]>;
   },
   workspaceId: number,
 ): VectorSource {
   return {
-    vectorsSince: (since, limit) => store.vectorsSince(workspaceId, since, limit),
+    vectorsSince: (since, limit, codesFor) => store.vectorsSince(workspaceId, since, limit, codesFor),
     vectorsOf: (ids) => store.vectorsOf(workspaceId, ids),
   };
 }

@@ -46,7 +46,14 @@ export interface VectorRecord {
   id: number;
   rev: number;
   embedder_id: string;
+  /** Empty for a tombstone, and for a row given as `codes`. */
   vector: Float32Array;
+  /**
+   * The vector's int8 codes as stored beside it (../retrieval/int8-kernel.ts vectorCodes), instead of the floats:
+   * only when the reader asked for codes of this row's embedder and the row has them (rows written before migration
+   * 9 on PostgreSQL may not).
+   */
+  codes?: Uint8Array;
 }
 
 export const FORGOTTEN_EMBEDDER = "";
@@ -199,8 +206,11 @@ export interface MemoryStats {
 /** Operations that run under one workspace's write lock, inside one transaction. */
 export interface WorkspaceTx {
   readonly workspaceId: number;
-  /** Vectors of this workspace's memories with rev > sinceRev, ordered by rev ascending. */
-  vectorsSince(sinceRev: number): Promise<VectorRecord[]>;
+  /**
+   * Vectors of this workspace's memories with rev > sinceRev, ordered by rev ascending; rows of `codesFor` with stored
+   * codes come as codes (VectorRecord.codes), the others as floats; at most `limit` rows when given.
+   */
+  vectorsSince(sinceRev: number, limit?: number, codesFor?: string): Promise<VectorRecord[]>;
   /** Float vectors of these memories (any order; unknown ids skipped): the exact re-scoring of a vector screen. */
   vectorsOf(ids: readonly number[]): Promise<VectorRecord[]>;
   getMemory(id: number): Promise<MemoryRecord | null>;
@@ -250,7 +260,7 @@ export interface MemoryStore {
 
   // Memories (reads outside the write lock)
   /** Same as WorkspaceTx.vectorsSince, outside any lock (sees committed rows); at most `limit` rows when given. */
-  vectorsSince(workspaceId: number, sinceRev: number, limit?: number): Promise<VectorRecord[]>;
+  vectorsSince(workspaceId: number, sinceRev: number, limit?: number, codesFor?: string): Promise<VectorRecord[]>;
   /** Same as WorkspaceTx.vectorsOf, outside any lock. */
   vectorsOf(workspaceId: number, ids: readonly number[]): Promise<VectorRecord[]>;
   /**

@@ -53,6 +53,7 @@ import {
   vectorToBytes,
 } from "../shared-sql.js";
 import { createWebhookStore } from "../../webhooks/store.js";
+import { vectorCodes } from "../../retrieval/int8-kernel.js";
 
 export interface PostgresStoreOptions {
   /** Connections per process (default 10, or `?pool_max=N` in the URL). */
@@ -136,23 +137,39 @@ interface Queryable {
   query<R extends QueryResultRow>(sql: string, params?: unknown[]): Promise<{ rows: R[]; rowCount: number | null }>;
 }
 
-/** The statements shared by the locked transaction and the unlocked reads. */
-async function vectorsSince(db: Queryable, workspaceId: number, sinceRev: number, limit?: number): Promise<VectorRecord[]> {
-  const page = limit === undefined ? "" : " LIMIT $3";
+/**
+ * The statements shared by the locked transaction and the unlocked reads. Rows of `codesFor`'s embedder that have
+ * codes come with their codes instead of their floats (a quarter of the bytes); without it every row has its floats.
+ */
+async function vectorsSince(
+  db: Queryable,
+  workspaceId: number,
+  sinceRev: number,
+  limit?: number,
+  codesFor = FORGOTTEN_EMBEDDER,
+): Promise<VectorRecord[]> {
+  const page = limit === undefined ? "" : " LIMIT $4";
   // Forgotten memories come as tombstones: a row without a vector (./types.ts).
-  const { rows } = await db.query<{ id: number; rev: number; embedder_id: string; vector: Buffer | null }>(
-    `SELECT id, rev, embedder_id, vector FROM memories WHERE workspace_id = $1 AND rev > $2
+  const { rows } = await db.query<{ id: number; rev: number; embedder_id: string; vector: Buffer | null; codes: Buffer | null }>(
+    `SELECT id, rev, embedder_id,
+            CASE WHEN vector_codes IS NULL OR embedder_id <> $3 THEN vector END AS vector,
+            CASE WHEN embedder_id = $3 THEN vector_codes END AS codes
+       FROM memories WHERE workspace_id = $1 AND rev > $2
      UNION ALL
-     SELECT memory_id, rev, '${FORGOTTEN_EMBEDDER}', NULL::bytea FROM memory_tombstones WHERE workspace_id = $1 AND rev > $2
+     SELECT memory_id, rev, '${FORGOTTEN_EMBEDDER}', NULL::bytea, NULL::bytea FROM memory_tombstones WHERE workspace_id = $1 AND rev > $2
      ORDER BY rev${page}`,
-    limit === undefined ? [workspaceId, sinceRev] : [workspaceId, sinceRev, limit],
+    limit === undefined ? [workspaceId, sinceRev, codesFor] : [workspaceId, sinceRev, codesFor, limit],
   );
-  return rows.map((r) => ({
-    id: r.id,
-    rev: r.rev,
-    embedder_id: r.embedder_id,
-    vector: r.vector === null ? new Float32Array(0) : bytesToVector(r.vector),
-  }));
+  return rows.map((r) => {
+    const record: VectorRecord = {
+      id: r.id,
+      rev: r.rev,
+      embedder_id: r.embedder_id,
+      vector: r.vector === null ? new Float32Array(0) : bytesToVector(r.vector),
+    };
+    if (r.vector === null && r.codes !== null) record.codes = r.codes;
+    return record;
+  });
 }
 
 async function vectorsOf(db: Queryable, workspaceId: number, ids: readonly number[]): Promise<VectorRecord[]> {
@@ -247,8 +264,8 @@ class PostgresWorkspaceTx implements WorkspaceTx {
     return this.client;
   }
 
-  async vectorsSince(sinceRev: number): Promise<VectorRecord[]> {
-    return vectorsSince(await this.db(), this.workspaceId, sinceRev);
+  async vectorsSince(sinceRev: number, limit?: number, codesFor?: string): Promise<VectorRecord[]> {
+    return vectorsSince(await this.db(), this.workspaceId, sinceRev, limit, codesFor);
   }
 
   async vectorsOf(ids: readonly number[]): Promise<VectorRecord[]> {
@@ -269,10 +286,10 @@ class PostgresWorkspaceTx implements WorkspaceTx {
       // held by a memory or once held by a forgotten one inserts nothing, and another is drawn.
       const { rows } = await (await this.db()).query<MemoryRow>(
         `INSERT INTO memories (id, workspace_id, text, meta, vector, embedder_id, importance, temporal_type, valid_until,
-                               categories, created_at, updated_at, last_accessed_at, access_count, rev)
+                               categories, created_at, updated_at, last_accessed_at, access_count, rev, vector_codes)
          OVERRIDING SYSTEM VALUE
          SELECT $11::bigint, $1::bigint, $2::text, $3::text, $4::bytea, $5::text, $6::integer, $7::text, $8::bigint,
-                $9::text, $10::bigint, $10::bigint, NULL, 0, ${nextRev("$1::bigint")}
+                $9::text, $10::bigint, $10::bigint, NULL, 0, ${nextRev("$1::bigint")}, $12::bytea
           WHERE NOT EXISTS (SELECT 1 FROM memory_tombstones WHERE memory_id = $11::bigint)
          ON CONFLICT (id) DO NOTHING
          RETURNING ${MEMORY_COLUMNS}`,
@@ -288,6 +305,7 @@ class PostgresWorkspaceTx implements WorkspaceTx {
           JSON.stringify(m.categories),
           m.created_at,
           newMemoryId(),
+          vectorCodes(m.vector),
         ],
       );
       if (rows[0]) return toMemory(rows[0]);
@@ -304,7 +322,10 @@ class PostgresWorkspaceTx implements WorkspaceTx {
     };
     if (patch.text !== undefined) set("text", patch.text);
     if (patch.meta !== undefined) set("meta", JSON.stringify(patch.meta));
-    if (patch.vector !== undefined) set("vector", vectorToBytes(patch.vector));
+    if (patch.vector !== undefined) {
+      set("vector", vectorToBytes(patch.vector));
+      set("vector_codes", vectorCodes(patch.vector));
+    }
     if (patch.embedder_id !== undefined) set("embedder_id", patch.embedder_id);
     if (patch.importance !== undefined) set("importance", patch.importance);
     if (patch.temporal_type !== undefined) set("temporal_type", patch.temporal_type);
@@ -487,8 +508,8 @@ export class PostgresStore implements MemoryStore {
 
   // Memories
 
-  vectorsSince(workspaceId: number, sinceRev: number, limit?: number): Promise<VectorRecord[]> {
-    return vectorsSince(this.db, workspaceId, sinceRev, limit);
+  vectorsSince(workspaceId: number, sinceRev: number, limit?: number, codesFor?: string): Promise<VectorRecord[]> {
+    return vectorsSince(this.db, workspaceId, sinceRev, limit, codesFor);
   }
 
   vectorsOf(workspaceId: number, ids: readonly number[]): Promise<VectorRecord[]> {

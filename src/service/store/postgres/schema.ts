@@ -3,11 +3,35 @@
 // Append new migrations; never edit an applied one.
 import type { PoolClient } from "pg";
 import { POSTGRES_WEBHOOKS_MIGRATION } from "../../webhooks/schema.js";
+import { vectorCodes } from "../../retrieval/int8-kernel.js";
+import { bytesToVector } from "../shared-sql.js";
 
 export interface Migration {
   version: number;
   name: string;
   sql: string;
+  /** Work after `sql` that SQL alone cannot do, in the same transaction. */
+  after?: (client: PoolClient) => Promise<void>;
+}
+
+/** Rows per statement while migration 9 fills the codes of the vectors already stored. */
+const CODES_BACKFILL_ROWS = 2_000;
+
+/** Migration 9's backfill: each stored vector's codes, computed by the function every write uses, a page at a time. */
+async function backfillVectorCodes(client: PoolClient): Promise<void> {
+  for (let after = 0; ; ) {
+    const { rows } = await client.query<{ id: string; vector: Buffer }>(
+      "SELECT id, vector FROM memories WHERE id > $1 AND vector_codes IS NULL ORDER BY id LIMIT $2",
+      [after, CODES_BACKFILL_ROWS],
+    );
+    if (rows.length === 0) return;
+    await client.query(
+      "UPDATE memories m SET vector_codes = u.codes FROM unnest($1::bigint[], $2::bytea[]) AS u(id, codes) WHERE m.id = u.id",
+      // A damaged vector (not whole float32s) gets no codes: it stays readable as floats, and the upgrade goes through.
+      [rows.map((r) => r.id), rows.map((r) => (r.vector.byteLength % 4 === 0 ? vectorCodes(bytesToVector(r.vector)) : null))],
+    );
+    after = Number(rows[rows.length - 1]!.id);
+  }
 }
 
 export const MIGRATIONS: readonly Migration[] = [
@@ -221,6 +245,15 @@ export const MIGRATIONS: readonly Migration[] = [
     sql: "CREATE INDEX memory_tombstones_memory ON memory_tombstones (memory_id);",
   },
   {
+    // Each vector's int8 codes beside it (issue 27): an index loads them instead of quantizing every float row. The
+    // rows already stored are filled in the migration's transaction (by the writes' own function, in TypeScript: the
+    // float32 bytes cannot be read in SQL); a row still without codes is read as floats and quantized, as before.
+    version: 9,
+    name: "vector codes",
+    sql: "ALTER TABLE memories ADD COLUMN vector_codes bytea;",
+    after: backfillVectorCodes,
+  },
+  {
     // ANALYZE copies sampled values into pg_statistic (histograms, most common values), where a forgotten text would
     // outlive its row: no statement filters on a memory's text or meta, so no statistics are kept of them (issue 28).
     version: 11,
@@ -250,6 +283,7 @@ export async function migrate(client: PoolClient): Promise<number[]> {
     for (const m of MIGRATIONS) {
       if (done.has(m.version)) continue;
       await client.query(m.sql);
+      await m.after?.(client);
       await client.query("INSERT INTO brain_migrations (version, name) VALUES ($1, $2)", [m.version, m.name]);
       applied.push(m.version);
     }

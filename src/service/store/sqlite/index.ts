@@ -35,6 +35,7 @@ import {
 } from "../shared-sql.js";
 import { likePrefix, toMemory, toWorkspace, type MemoryRow, type WorkspaceRow } from "../rows.js";
 import { createTokenBuckets } from "../token-bucket.js";
+import { vectorCodes } from "../../retrieval/int8-kernel.js";
 import { SQLITE_WEBHOOKS_MIGRATION } from "../../webhooks/schema.js";
 import { sqliteRunner } from "../../webhooks/sql.js";
 import { createWebhookStore } from "../../webhooks/store.js";
@@ -366,8 +367,11 @@ const MIGRATIONS: string[] = [
   TRIGRAM_LEXICAL_INDEX,
   // 8: a forgotten memory's id is never drawn again (../memory-ids.ts): looked up among the tombstones on insert.
   "CREATE INDEX memory_tombstones_memory ON memory_tombstones(memory_id);",
-  // 9, 10: placeholders for the migrations other branches of issue 28 add (the merge puts theirs here).
-  "SELECT 9;",
+  // 9: each vector's int8 codes beside it (issue 27), so an index loads them instead of quantizing every float row;
+  // existing rows are filled here by the same function the writes use (registered in migrate()).
+  `ALTER TABLE memory_vectors ADD COLUMN codes BLOB;
+   UPDATE memory_vectors SET codes = brain_vector_codes(vector);`,
+  // 10: no change (a number reserved while issues 27, 28 and 30 were built side by side, not needed in the end).
   "SELECT 10;",
   // 11: the lexical index that erases a forgotten text from its pages (issue 28).
   ERASING_LEXICAL_INDEX,
@@ -379,11 +383,17 @@ const ERASING_VERSION = MIGRATIONS.indexOf(ERASING_LEXICAL_INDEX) + 1;
 /** The schema version a current store is at (PRAGMA user_version after migrating). */
 export const SQLITE_SCHEMA_VERSION = MIGRATIONS.length;
 
-/** A workspace's vectors (@ws) with rev > @since, and its tombstones as rows without a vector (./types.ts). */
+/**
+ * A workspace's vectors (@ws) with rev > @since, and its tombstones as rows without a vector (./types.ts); rows of
+ * @codes_for's embedder that have codes come with their codes instead of their floats (a quarter of the bytes).
+ */
 const VECTORS_AND_TOMBSTONES =
-  "SELECT m.id, m.rev, m.embedder_id, v.vector FROM memories m JOIN memory_vectors v ON v.memory_id = m.id " +
+  "SELECT m.id, m.rev, m.embedder_id, " +
+  "CASE WHEN v.codes IS NULL OR m.embedder_id <> @codes_for THEN v.vector END, " +
+  "CASE WHEN m.embedder_id = @codes_for THEN v.codes END " +
+  "FROM memories m JOIN memory_vectors v ON v.memory_id = m.id " +
   "WHERE m.workspace_id = @ws AND m.rev > @since " +
-  `UNION ALL SELECT memory_id, rev, '${FORGOTTEN_EMBEDDER}', NULL FROM memory_tombstones WHERE workspace_id = @ws AND rev > @since`;
+  `UNION ALL SELECT memory_id, rev, '${FORGOTTEN_EMBEDDER}', NULL, NULL FROM memory_tombstones WHERE workspace_id = @ws AND rev > @since`;
 
 /** The integer id SQLite assigned to the row just inserted. */
 function rowId(result: BetterSqlite3.RunResult): number {
@@ -408,6 +418,11 @@ export function loadDriver(): typeof BetterSqlite3 {
 
 /** Brings the file to the current schema; returns the versions applied. */
 export function migrate(db: Db): number[] {
+  // Migration 9 fills the codes of the vectors already stored with the function every write uses.
+  db.function("brain_vector_codes", { deterministic: true }, (vector: unknown) =>
+    // A damaged vector (not whole float32s) gets no codes: it stays readable as floats, and the upgrade goes through.
+    vector instanceof Uint8Array && vector.byteLength % 4 === 0 ? vectorCodes(bytesToVector(vector, { own: true })) : null,
+  );
   // Rebuilding tables needs foreign keys off (it is a no-op inside a transaction); they are checked before commit.
   db.pragma("foreign_keys = OFF");
   // IMMEDIATE: two processes opening an old or fresh file at once must not both run the migrations.
@@ -483,8 +498,8 @@ export function openSqliteStore(path: string): MemoryStore {
     vectorsSince: db.prepare(`${VECTORS_AND_TOMBSTONES} ORDER BY rev`).raw(), // rows as arrays: an index build reads every vector
     vectorsSincePage: db.prepare(`${VECTORS_AND_TOMBSTONES} ORDER BY rev LIMIT @limit`).raw(),
     recentWorkspaces: db.prepare("SELECT workspace_id FROM memories GROUP BY workspace_id ORDER BY max(updated_at) DESC LIMIT ?").pluck(),
-    insertVector: db.prepare("INSERT INTO memory_vectors (memory_id, vector) VALUES (?, ?)"),
-    updateVector: db.prepare("UPDATE memory_vectors SET vector = ? WHERE memory_id = ?"),
+    insertVector: db.prepare("INSERT INTO memory_vectors (memory_id, vector, codes) VALUES (?, ?, ?)"),
+    updateVector: db.prepare("UPDATE memory_vectors SET vector = ?, codes = ? WHERE memory_id = ?"),
     getMemory: db.prepare(`SELECT ${MEMORY_COLUMNS} FROM memories WHERE id = ? AND +workspace_id = ?`),
     listMemories: db.prepare(listMemoriesStatement("sqlite", 0).sql),
     // Float rows for re-scoring the vector screen's few candidates (the cache keeps only int8 codes).
@@ -586,18 +601,23 @@ export function openSqliteStore(path: string): MemoryStore {
   let writeQueue: Promise<unknown> = Promise.resolve();
   let closed = false;
 
-  function readVectors(workspaceId: number, sinceRev: number, limit?: number): VectorRecord[] {
+  function readVectors(workspaceId: number, sinceRev: number, limit?: number, codesFor = FORGOTTEN_EMBEDDER): VectorRecord[] {
+    // No embedder is called FORGOTTEN_EMBEDDER (""), so without codesFor every row comes as floats.
     const found =
       limit === undefined
-        ? q.vectorsSince.all({ ws: workspaceId, since: sinceRev })
-        : q.vectorsSincePage.all({ ws: workspaceId, since: sinceRev, limit });
-    const rows = found as [id: number, rev: number, embedder_id: string, vector: Buffer | null][];
-    return rows.map(([id, rev, embedder_id, vector]) => ({
-      id,
-      rev,
-      embedder_id,
-      vector: vector === null ? new Float32Array(0) : bytesToVector(vector, { own: true }),
-    }));
+        ? q.vectorsSince.all({ ws: workspaceId, since: sinceRev, codes_for: codesFor })
+        : q.vectorsSincePage.all({ ws: workspaceId, since: sinceRev, limit, codes_for: codesFor });
+    const rows = found as [id: number, rev: number, embedder_id: string, vector: Buffer | null, codes: Buffer | null][];
+    return rows.map(([id, rev, embedder_id, vector, codes]) => {
+      const record: VectorRecord = {
+        id,
+        rev,
+        embedder_id,
+        vector: vector === null ? new Float32Array(0) : bytesToVector(vector, { own: true }),
+      };
+      if (vector === null && codes !== null) record.codes = codes;
+      return record;
+    });
   }
 
   function vectorsOf(workspaceId: number, ids: readonly number[]): VectorRecord[] {
@@ -623,7 +643,7 @@ export function openSqliteStore(path: string): MemoryStore {
   function txFor(workspaceId: number): WorkspaceTx {
     return {
       workspaceId,
-      vectorsSince: async (sinceRev) => readVectors(workspaceId, sinceRev),
+      vectorsSince: async (sinceRev, limit, codesFor) => readVectors(workspaceId, sinceRev, limit, codesFor),
       vectorsOf: async (ids) => vectorsOf(workspaceId, ids),
       getMemory: async (id) => getMemory(workspaceId, id),
       async insertMemory(m: NewMemory) {
@@ -646,7 +666,7 @@ export function openSqliteStore(path: string): MemoryStore {
             if ((err as { code?: string }).code !== "SQLITE_CONSTRAINT_PRIMARYKEY" || attempt === MEMORY_ID_ATTEMPTS) throw err;
           }
         }
-        q.insertVector.run(id, vectorToBytes(vector));
+        q.insertVector.run(id, vectorToBytes(vector), vectorCodes(vector));
         return getMemory(workspaceId, id)!;
       },
       async updateMemory(id: number, patch: MemoryPatch, nowMs: number) {
@@ -664,7 +684,7 @@ export function openSqliteStore(path: string): MemoryStore {
         // Only known columns reach here (MemoryPatch's keys), so the dynamic SET list is safe.
         const result = db.prepare(`UPDATE memories SET ${sets.join(", ")} WHERE id = @id AND +workspace_id = @workspace_id`).run(values);
         if (!result.changes) return null;
-        if (vector) q.updateVector.run(vectorToBytes(vector), id);
+        if (vector) q.updateVector.run(vectorToBytes(vector), vectorCodes(vector), id);
         return getMemory(workspaceId, id);
       },
       getIdempotency: async (key, notBeforeMs) => getIdempotency(workspaceId, key, notBeforeMs),
@@ -758,7 +778,7 @@ export function openSqliteStore(path: string): MemoryStore {
       });
     },
 
-    vectorsSince: async (workspaceId, sinceRev, limit) => readVectors(workspaceId, sinceRev, limit),
+    vectorsSince: async (workspaceId, sinceRev, limit, codesFor) => readVectors(workspaceId, sinceRev, limit, codesFor),
     vectorsOf: async (workspaceId, ids) => vectorsOf(workspaceId, ids),
     async searchText(workspaceId, terms, limit) {
       const matchable = sqliteMatchableTerms(terms);

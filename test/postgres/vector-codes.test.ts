@@ -1,0 +1,193 @@
+// Each vector's int8 codes are stored beside its floats (issue 27, migration 9 on both stores), so a vector index
+// loads codes instead of quantizing every row. A store written before migration 9 (simulated here by removing the
+// column and the migration's record) has every row's codes filled by the migration; nothing is dropped; and an index
+// built from codes answers exactly as one built from floats.
+import { copyFileSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import Database from "better-sqlite3";
+import pg from "pg";
+import { afterAll, describe, expect, it } from "vitest";
+import { vectorCodes } from "../../src/service/retrieval/int8-kernel.js";
+import { WorkspaceIndex, storeSource } from "../../src/service/retrieval/vector-index.js";
+import { openPostgresStore } from "../../src/service/store/postgres/index.js";
+import { openSqliteStore } from "../../src/service/store/sqlite/index.js";
+import type { MemoryStore, NewMemory } from "../../src/service/store/types.js";
+import { canStartPostgres, startPostgres, type PgCluster } from "../support/pg.js";
+import { ROOT } from "../support/service.js";
+
+const T0 = Date.UTC(2025, 0, 1);
+const DIMS = 16;
+const EMBEDDER = "emb/1";
+
+let seed = 7;
+const random = () => ((seed = (seed * 16807) % 2147483647) / 2147483647) * 2 - 1;
+function unit(): Float32Array {
+  const v = Float32Array.from({ length: DIMS }, random);
+  const norm = Math.hypot(...v);
+  return v.map((x) => x / norm);
+}
+const memory = (workspaceId: number, i: number, embedder = EMBEDDER, vector = unit()): NewMemory => ({
+  workspace_id: workspaceId,
+  text: `fact ${i}`,
+  meta: {},
+  vector,
+  embedder_id: embedder,
+  importance: 5,
+  temporal_type: "persistent",
+  valid_until: null,
+  categories: ["personal"],
+  created_at: T0 + i,
+});
+
+interface Opened {
+  store: MemoryStore;
+  /** Makes the store look as written before migration 9: no codes column, migration 9 not recorded. */
+  unmigrate(): Promise<void>;
+  /** [id, float bytes, code bytes] of every stored vector. */
+  rows(): Promise<[number, Buffer, Buffer | null][]>;
+  reopen(): Promise<MemoryStore>;
+}
+
+const dir = mkdtempSync(join(tmpdir(), "brain-vector-codes-"));
+let cluster: PgCluster | undefined;
+const stores: { name: string; open: () => Promise<Opened> }[] = [
+  {
+    name: "SQLite",
+    open: async () => {
+      const file = join(dir, `${Math.random()}.db`);
+      const sql = <T>(run: (db: Database.Database) => T): T => {
+        const db = new Database(file);
+        try {
+          return run(db);
+        } finally {
+          db.close();
+        }
+      };
+      return {
+        store: openSqliteStore(file),
+        unmigrate: async () => void sql((db) => db.exec("ALTER TABLE memory_vectors DROP COLUMN codes; PRAGMA user_version = 8;")),
+        rows: async () =>
+          sql((db) => db.prepare("SELECT memory_id, vector, codes FROM memory_vectors ORDER BY memory_id").raw().all()) as [
+            number,
+            Buffer,
+            Buffer | null,
+          ][],
+        reopen: async () => openSqliteStore(file),
+      };
+    },
+  },
+];
+if (canStartPostgres()) {
+  stores.push({
+    name: "PostgreSQL",
+    open: async () => {
+      cluster ??= await startPostgres();
+      const url = await cluster.createDatabase();
+      const sql = async (text: string) => {
+        const client = new pg.Client({ connectionString: url });
+        await client.connect();
+        try {
+          return (await client.query({ text, rowMode: "array" })).rows as unknown[][];
+        } finally {
+          await client.end();
+        }
+      };
+      return {
+        store: await openPostgresStore(url),
+        unmigrate: async () =>
+          void (await sql("ALTER TABLE memories DROP COLUMN vector_codes; DELETE FROM brain_migrations WHERE version = 9")),
+        rows: async () =>
+          (await sql("SELECT id, vector, vector_codes FROM memories ORDER BY id")).map(
+            (r) => [Number(r[0]), r[1], r[2]] as [number, Buffer, Buffer | null],
+          ),
+        reopen: () => openPostgresStore(url),
+      };
+    },
+  });
+}
+
+afterAll(async () => {
+  await cluster?.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const floatsOf = (bytes: Buffer) => new Float32Array(new Uint8Array(bytes).buffer);
+
+describe.each(stores)("vector codes on $name", ({ open }) => {
+  it("writes store codes with each vector; an old store's rows get theirs from migration 9; an index reads them", async () => {
+    const opened = await open();
+    let store = opened.store;
+    try {
+      const ws = (await store.insertWorkspace({ name: "w", plan: "free", billing_cycle: "monthly", status: "active", created_at: T0 })).id;
+      await store.writeInWorkspace(ws, async (tx) => {
+        for (let i = 0; i < 40; i++) await tx.insertMemory(memory(ws, i));
+        // Another model's vector (longer): stored with codes, but always read as floats by this model's index.
+        await tx.insertMemory(
+          memory(
+            ws,
+            40,
+            "other/2",
+            Float32Array.from({ length: 24 }, (_, d) => (d === 0 ? 1 : 0)),
+          ),
+        );
+      });
+      for (const [, vector, codes] of await opened.rows()) expect(codes).toEqual(vectorCodes(floatsOf(vector)));
+
+      // As written before migration 9: no codes. Reopening migrates, and the migration fills every row's codes.
+      await store.close();
+      await opened.unmigrate();
+      store = await opened.reopen();
+      const rows = await opened.rows();
+      expect(rows).toHaveLength(41);
+      for (const [, vector, codes] of rows) expect(codes).toEqual(vectorCodes(floatsOf(vector)));
+
+      // An update rewrites the codes with the vector.
+      const changed = unit();
+      const first = rows[0]![0];
+      await store.writeInWorkspace(ws, (tx) => tx.updateMemory(first, { vector: changed }, T0 + 100));
+      expect((await opened.rows()).find((r) => r[0] === first)![2]).toEqual(vectorCodes(changed));
+
+      // Asked for this model's codes: its rows come as codes, the other model's as floats; unasked, all as floats.
+      const asCodes = await store.vectorsSince(ws, 0, undefined, EMBEDDER);
+      expect(asCodes.filter((r) => r.codes).length).toBe(40);
+      expect(asCodes.find((r) => r.embedder_id === "other/2")!.vector.length).toBe(24);
+      expect((await store.vectorsSince(ws, 0)).every((r) => !r.codes && r.vector.length > 0)).toBe(true);
+
+      // An index loaded from codes holds what one loaded from floats holds: the same answers, exactly.
+      const fromCodes = new WorkspaceIndex(DIMS, EMBEDDER);
+      fromCodes.apply(await storeSource(store, ws).vectorsSince(0, undefined, EMBEDDER));
+      const fromFloats = new WorkspaceIndex(DIMS, EMBEDDER);
+      fromFloats.apply(await store.vectorsSince(ws, 0));
+      const floats = (ids: readonly number[]) => store.vectorsOf(ws, ids);
+      for (let q = 0; q < 10; q++) {
+        const query = unit();
+        const a = await fromCodes.search(query, -1, 5, floats);
+        expect(a).toHaveLength(5);
+        expect(a).toEqual(await fromFloats.search(query, -1, 5, floats));
+      }
+      expect(fromCodes.size).toBe(40);
+      expect(fromCodes.bytes).toBe(fromFloats.bytes);
+    } finally {
+      await store.close();
+    }
+  });
+});
+
+it("a store file written by 0.3.0 keeps every memory and gains every vector's codes when opened", async () => {
+  const file = join(dir, "store-0.3.0.db");
+  copyFileSync(join(ROOT, "test", "fixtures", "store-0.3.0", "store.db"), file);
+  const store = openSqliteStore(file);
+  await store.close();
+  const db = new Database(file, { readonly: true });
+  try {
+    const rows = db.prepare("SELECT v.vector, v.codes FROM memory_vectors v JOIN memories m ON m.id = v.memory_id").raw().all() as [
+      Buffer,
+      Buffer,
+    ][];
+    expect(rows).toHaveLength(6);
+    for (const [vector, codes] of rows) expect(codes).toEqual(vectorCodes(floatsOf(vector)));
+  } finally {
+    db.close();
+  }
+});
