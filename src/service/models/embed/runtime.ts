@@ -3,7 +3,7 @@
 // JavaScript and this platform's CPU binaries, no install script; built by scripts/onnxruntime/); npm installs only
 // the one whose os/cpu/libc match. An onnxruntime-node the user installed is used where no such package is present.
 // Elsewhere onnxruntime-web's WebAssembly build (a bundled dependency) runs it. BRAIN_MODEL_RUNTIME=wasm|native|auto.
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, readdirSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
@@ -55,9 +55,12 @@ export function hostTarget(platform: string = process.platform, arch: string = p
 
 function isGlibc(): boolean {
   if (process.platform !== "linux") return false;
-  // Node's own report says which C library it runs on (what detect-libc reads first)
-  const header = (process.report?.getReport() as { header?: { glibcVersionRuntime?: string } } | undefined)?.header;
-  return typeof header?.glibcVersionRuntime === "string";
+  // musl's dynamic loader is /lib/ld-musl-<arch>.so.1 (what detect-libc checks too); process.report would be slower
+  try {
+    return !readdirSync("/lib").some((name) => name.startsWith("ld-musl-"));
+  } catch {
+    return true;
+  }
 }
 
 function wantedRuntime(env: NodeJS.ProcessEnv): "auto" | RuntimeName {
