@@ -4,7 +4,8 @@
 # on SQLite in its volume and over a throwaway PostgreSQL. Each run: the image's own HEALTHCHECK turns healthy, the
 # service runs as the unprivileged user, a key from `admin workspace create --json` (exec'd in the container) gets
 # status, and a memory remembered through the repository's CLI comes back from recall. Over PostgreSQL the health check
-# must turn unhealthy once the database is gone. Prints the image's size and the build time.
+# must turn unhealthy once the database is gone. The image runs the sentence model on the native CPU runtime (issue 27):
+# the SQLite run's log must say so. Prints the image's size and the build time.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 work="$(mktemp -d "${TMPDIR:-/tmp}/brain-container-ci.XXXXXX")"
@@ -85,6 +86,10 @@ port="$(free_port)" name="brain-ci-sqlite-$$"
 containers+=("$name")
 quiet podman run -d --name "$name" "${machine[@]}" -p "127.0.0.1:$port:8787" "$tag" >/dev/null
 drive "$name" "$port"
+# the image runs the sentence model on the native CPU runtime (its log says which, once at start)
+runtime_line="$(podman logs "$name" 2>&1 | grep '"model runtime"' || true)"
+say "$name: $runtime_line"
+grep -q '"runtime":"native"' <<<"$runtime_line" || fail "$name does not run the native model runtime: $runtime_line"
 stopping=$(date +%s)
 quiet podman stop -t 30 "$name" >/dev/null
 [ "$(podman inspect --format '{{.State.ExitCode}}' "$name")" = 0 ] || { podman logs "$name" >&2; fail "$name did not exit 0 on SIGTERM"; }

@@ -4,11 +4,19 @@
 # install each tarball into an empty project from the npm registry alone (the machine reaches nothing else), then:
 # the adapter alone against a `serve` (initialize, tools/list, remember, recall over stdio), and `--embedded` end to
 # end. Prints both installed sizes and install times; fails beyond the size goals (adapter 15 MB, service 200 MB).
+# The native model runtime (issue 27): this platform's @brain-mcp/onnxruntime-<target> is built from the official
+# onnxruntime-node tarball (scripts/onnxruntime/) and packed too, as it cannot be published from here, and installed
+# with the service tarball as the registry would give it; serve's log must say the native runtime runs (on Linux x64),
+# and the genuineness test passes on the runtime installed. BENCH_KEEP=DIR keeps the installed project there.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 work="$(mktemp -d "${TMPDIR:-/tmp}/brain-install.XXXXXX")"
 serve_pid=""
-cleanup() { [ -z "$serve_pid" ] || kill "$serve_pid" 2>/dev/null || true; rm -rf "$work"; }
+cleanup() {
+  [ -z "$serve_pid" ] || kill "$serve_pid" 2>/dev/null || true
+  [ -z "${BENCH_KEEP:-}" ] || [ ! -d "$work/service" ] || { rm -rf "$BENCH_KEEP"; cp -a "$work/service" "$BENCH_KEEP"; }
+  rm -rf "$work"
+}
 trap cleanup EXIT
 say() { echo "install-like-a-user: $*"; }
 fail() { say "FAIL: $*" >&2; exit 1; }
@@ -29,6 +37,21 @@ cd "$root"
 adapter_tgz="$work/$(npm pack --silent --pack-destination "$work" | tail -n 1)"
 service_tgz="$(node scripts/package/service.js --pack "$work" | tail -n 1)"
 say "packed $(basename "$adapter_tgz") ($(( $(stat -c %s "$adapter_tgz") / 1024 )) KiB) and $(basename "$service_tgz") ($(( $(stat -c %s "$service_tgz") / 1024 / 1024 )) MiB)"
+# The host's native runtime package, when there is one for it (checked against scripts/onnxruntime/checksums.json).
+native_tgz=() expect_runtime=wasm
+case "$(uname -s)-$(uname -m)" in Linux-x86_64) expect_runtime=native ;; esac
+if packed="$(node scripts/onnxruntime/build-platform-packages.js --target host --pack "$work" 2>"$work/native.err")"; then
+  native_tgz=("$(tail -n 1 <<<"$packed" | cut -d' ' -f1)")
+  say "packed $(basename "${native_tgz[0]}") ($(( $(stat -c %s "${native_tgz[0]}") / 1024 / 1024 )) MiB), $(tail -n 1 <<<"$packed" | cut -d' ' -f2-)"
+  tar -xzOf "${native_tgz[0]}" package/package.json | node -e '
+    const m = JSON.parse(require("node:fs").readFileSync(0, "utf8"));
+    if (m.scripts && Object.keys(m.scripts).length) throw new Error("the native package has scripts: " + JSON.stringify(m.scripts));' \
+    || fail "the native runtime package must have no install script"
+elif [ "$expect_runtime" = native ]; then
+  fail "no native runtime package for this machine: $(cat "$work/native.err")"
+else
+  say "no native runtime package for this machine: $(cat "$work/native.err")"
+fi
 
 # install <dir> <tarball...>: an empty project, the tarballs installed; prints seconds and MB.
 install() {
@@ -61,10 +84,13 @@ set -e
 grep -q "npm install -g brain-mcp-service" <<<"$out" || fail "brain-mcp serve without the service package did not say what to install: $out"
 say "adapter alone: brain-mcp serve -> $out"
 
-install "$work/service" "$adapter_tgz" "$service_tgz"
-service_line="service package: ${megabytes} MB installed in ${seconds} s with the adapter (goal ≤ ${SERVICE_MAX_MB} MB)"
-say "$service_line"
+install "$work/service" "$adapter_tgz" "$service_tgz" "${native_tgz[@]}"
+service_line="service package: ${megabytes} MB installed in ${seconds} s with the adapter and the native runtime (goal ≤ ${SERVICE_MAX_MB} MB)"
+say "$service_line; native runtime packages: $(ls node_modules/@brain-mcp 2>/dev/null | tr '\n' ' ')"
 [ "$megabytes" -le "$SERVICE_MAX_MB" ] || fail "$service_line"
+[ -z "$(find node_modules -name 'onnxruntime-node' -print -quit)" ] || fail "onnxruntime-node (with its install script) was installed"
+node "$root/.ci/genuine-installed.mjs" "$root/test/fixtures/minilm/reference.json" --expect "$expect_runtime" \
+  || fail "the installed model runtime is not the expected one, or not genuine"
 
 # `serve` from the service package, on a free port, in this check's own data folder.
 node_modules/.bin/brain-mcp-service serve --port 0 </dev/null >"$work/serve.log" 2>&1 &
@@ -77,6 +103,9 @@ done
 url="$(grep -o 'listening on http://[0-9.:]*' "$work/serve.log" | cut -d' ' -f3)"
 key="$(grep -o 'svc_ws_[A-Za-z0-9]*' "$work/serve.log" | head -n 1)"
 [ -n "$url" ] && [ -n "$key" ] || fail "serve did not print its address and a key: $(cat "$work/serve.log")"
+runtime_line="$(grep '"model runtime"' "$work/serve.log" || true)"
+say "serve: $runtime_line"
+grep -q "\"runtime\":\"$expect_runtime\"" <<<"$runtime_line" || fail "serve's model runtime is not $expect_runtime: $runtime_line"
 
 cd "$work/adapter"
 BRAIN_API_KEY="$key" BRAIN_BASE_URL="$url" node "$root/.ci/mcp-smoke.mjs" --calls node_modules/.bin/brain-mcp \

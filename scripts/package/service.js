@@ -2,13 +2,15 @@
 // Stages and checks the service package (brain-mcp-service) from this repository's build, and packs it with --pack.
 // The repository's own package.json is the adapter package (brain-mcp); the service package is built from the same
 // dist/ with a package.json of its own (docs/decisions.md, issue 20): the service's code, the model with its checksums,
-// and onnxruntime-web's WebAssembly build as a bundled dependency cut to the three files Node uses.
+// onnxruntime-web's WebAssembly build as a bundled dependency cut to the three files Node uses, and the native CPU
+// runtime's per-platform packages as optional dependencies (npm installs the one matching os/cpu/libc; issue 27; built
+// and packed by scripts/onnxruntime/build-platform-packages.js).
 // Usage: npm run build && node scripts/package/service.js [--pack DIR]
 import { createHash } from "node:crypto";
 import { chmodSync, cpSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { execFileSync } from "node:child_process";
 import { dirname, join, relative, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const stage = join(root, ".tmp", "service-package");
@@ -76,7 +78,15 @@ function copyOrtWeb() {
   return original.version;
 }
 
-function writePackageJson(ortVersion) {
+/** The native runtime's packages, one per platform, at onnxruntime-web's version (the same ONNX Runtime release). */
+async function nativeOptionalDependencies(ortVersion) {
+  const { NATIVE_TARGETS, NATIVE_PACKAGE_PREFIX } = await import(
+    pathToFileURL(join(root, "dist", "service", "models", "embed", "runtime.js")).href
+  );
+  return Object.fromEntries(NATIVE_TARGETS.map(({ target }) => [`${NATIVE_PACKAGE_PREFIX}${target}`, ortVersion]));
+}
+
+function writePackageJson(ortVersion, optionalDependencies) {
   const manifest = {
     name: SERVICE_PACKAGE,
     version: rootPackage.version,
@@ -95,6 +105,7 @@ function writePackageJson(ortVersion) {
       "onnxruntime-web": `${ortVersion}`,
     },
     bundleDependencies: ["onnxruntime-common", "onnxruntime-web"],
+    optionalDependencies,
   };
   writeFileSync(join(stage, "package.json"), `${JSON.stringify(manifest, null, 2)}\n`);
 }
@@ -125,7 +136,8 @@ function writeReadme() {
       `# ${SERVICE_PACKAGE}`,
       "",
       "The memory service behind [brain-mcp](https://www.npmjs.com/package/brain-mcp): its REST API, the sentence",
-      "model (all-MiniLM-L6-v2, run by onnxruntime-web's WebAssembly build; nothing is downloaded), the SQLite and",
+      "model (all-MiniLM-L6-v2, run by ONNX Runtime's native CPU build from this platform's optional package",
+      "`@brain-mcp/onnxruntime-<platform>`, else by onnxruntime-web's WebAssembly build; nothing is downloaded), the SQLite and",
       "PostgreSQL stores and the dashboard. It installs `brain-mcp` (the MCP adapter, client and CLI) of the same version.",
       "",
       "```sh",
@@ -134,8 +146,9 @@ function writeReadme() {
       "brain-mcp --embedded              # the MCP adapter with the service inside it",
       "```",
       "",
-      "Everything else is in brain-mcp's README. Installing `onnxruntime-node` beside it makes the model about 2.5",
-      "times faster (it is never installed for you: its install script downloads GPU libraries).",
+      "Everything else is in brain-mcp's README. Native packages exist for Linux x64/arm64 (glibc), macOS arm64 and",
+      "Windows x64; elsewhere (or with optional dependencies omitted) the model runs on WebAssembly, slower and larger,",
+      "and `serve` says so in its log at start.",
       "",
     ].join("\n"),
   );
@@ -164,11 +177,12 @@ function sizeOf(dir) {
   return bytes;
 }
 
-export function stageServicePackage() {
+export async function stageServicePackage() {
   rmSync(stage, { recursive: true, force: true });
   mkdirSync(stage, { recursive: true });
   copyDist();
-  writePackageJson(copyOrtWeb());
+  const ortVersion = copyOrtWeb();
+  writePackageJson(ortVersion, await nativeOptionalDependencies(ortVersion));
   writeBin();
   writeReadme();
   const modelFiles = checkModel();
@@ -184,7 +198,7 @@ export function stageServicePackage() {
 }
 
 if (import.meta.url === `file://${process.argv[1]}` || fileURLToPath(import.meta.url) === process.argv[1]) {
-  const { modelFiles, bytes } = stageServicePackage();
+  const { modelFiles, bytes } = await stageServicePackage();
   console.log(
     `service package staged in ${relative(root, stage)}: ${(bytes / 1e6).toFixed(1)} MB, ${modelFiles} model files match manifest.json`,
   );

@@ -1,6 +1,8 @@
 // openService: opens the store, loads the models once, and returns the service core (MemoryService & AdminService).
 import { loadModels, type Models } from "./models/index.js";
 import type { Embedder, Judge } from "./models/types.js";
+import { offlineEmbedderKind } from "./models/embed/index.js";
+import { describeModelRuntime } from "./models/embed/runtime.js";
 import { screenPii } from "./pipeline/pii/index.js";
 import { createService } from "./service.js";
 import { openStore } from "./store/open-store.js";
@@ -56,6 +58,8 @@ export async function openService(options: OpenServiceOptions): Promise<MemorySe
   const store = await openStore({ dbPath: options.dbPath, databaseUrl: options.databaseUrl }, { log });
   try {
     const models = options.models ?? (await loadModels(env));
+    // which runtime runs the sentence model (native, or the WebAssembly fallback and why): said once, at start
+    if (!options.models && offlineEmbedderKind(env) !== "lexical") log.info("model runtime", { ...describeModelRuntime(env) });
     const service = createService({
       store,
       embedder: models.embedder,
