@@ -89,6 +89,7 @@ describe("credit card numbers", () => {
       "1234 4111\n1111-1111 1111", // a slice of a longer grouped number
       "ISBN 978-0-306-40615-7, 978-1-4028-9462-6",
       "rows 12,34,56,78,90,12,34,56",
+      "units,price\n4200,1350\n4410,4465", // a CSV grid: commas and line breaks are not mixed in one number
     ]) {
       expect(kinds(text), JSON.stringify(text)).toEqual([]);
     }

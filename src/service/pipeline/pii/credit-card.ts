@@ -12,13 +12,16 @@ const SEPARATOR = /[ ./_-]/;
 // After "%": a percent-escape ("%234611…" is "#4611…"), read decoded instead (./encoded.ts).
 const GLUED_BEFORE = /[\w.,/+%-]/;
 // A card copied from a form, a PDF or a chat is split by whatever the source used, often several kinds at once:
-// spaces and tabs around at most one line break, comma or dash (unambiguous, so it cannot backtrack). Dots, slashes
-// and underscores count only when they are the one separator throughout (decimals, paths, dates), above.
-const LOOSE_SEPARATOR = "(?:[ \\t]+(?:(?:\\r?\\n|[,-])[ \\t]*)?|(?:\\r?\\n|[,-])[ \\t]*)";
-const LOOSE_RUN = new RegExp(`(?<!\\d)\\d+(?:${LOOSE_SEPARATOR}\\d+){2,}`, "g");
-const LOOSE_SEPARATORS = new RegExp(LOOSE_SEPARATOR, "g");
+// spaces and tabs around at most one line break, or one comma, or a dash (unambiguous, so it cannot backtrack).
+// Line breaks and commas are never mixed in one number: together they are a CSV grid. Dots, slashes and underscores
+// count only when they are the one separator throughout (decimals, paths, dates), above.
+const looseSeparator = (brk: string) => `(?:[ \\t]+(?:(?:${brk}|-)[ \\t]*)?|(?:${brk}|-)[ \\t]*)`;
+const LOOSE = ["\\r?\\n", ","].map((brk) => ({
+  run: new RegExp(`(?<!\\d)\\d+(?:${looseSeparator(brk)}\\d+){2,}`, "g"),
+  separators: new RegExp(looseSeparator(brk), "g"),
+}));
 /** Digit groups just before a run, joined to it by loose separators: a label before them names the run too. */
-const GROUPS_BEFORE = new RegExp(`(?:\\d+${LOOSE_SEPARATOR})+$`);
+const GROUPS_BEFORE = new RegExp(`(?:\\d+${looseSeparator("\\r?\\n|,")})+$`);
 
 const CARD_WORDS =
   /\b(?:cards?|credit|debit|visa|master ?card|mc|amex|american express|discover|jcb|diners|unionpay|union pay|maestro|mir|rupay|cc|ccn|pan|cvv|cvc|cvv2|exp|expiry|expires|expiration|paid with|pay with|charged?|billing)\b/;
@@ -113,9 +116,11 @@ export function containsCreditCard(text: string): boolean {
     }
   }
   // Mixed separators and line breaks: each one read as a space, so the groups are judged as above.
-  for (const m of scanned.matchAll(LOOSE_RUN)) {
-    if (!/[\n,]/.test(m[0]) && !(m[0].includes("-") && /[ \t]/.test(m[0]))) continue; // one separator: done above
-    if (cardRun(scanned, m.index, m.index + m[0].length, m[0].replace(LOOSE_SEPARATORS, " "))) return true;
+  for (const loose of LOOSE) {
+    for (const m of scanned.matchAll(loose.run)) {
+      if (!/[\n,]/.test(m[0]) && !(m[0].includes("-") && /[ \t]/.test(m[0]))) continue; // one separator: done above
+      if (cardRun(scanned, m.index, m.index + m[0].length, m[0].replace(loose.separators, " "))) return true;
+    }
   }
   return false;
 }
