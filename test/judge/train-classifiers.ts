@@ -205,6 +205,12 @@ const bestLoo = looPredictions(categoryProblem, bestCat.lambda);
     const r = evaluate(scores, calibration);
     if (r.f1 > bestCat.f1 + 1e-9) bestCat = { ...bestCat, calibration, ...r };
   }
+  // Then whether a topic just under its threshold beats the domain's default topic, and how far under.
+  for (const bestBelow of [0.9, 0.75, 0.6, 0.5, 0.4, 0.3, 0.2, 0.1]) {
+    const calibration = { ...bestCat.calibration, bestBelow };
+    const r = evaluate(scores, calibration);
+    if (r.f1 > bestCat.f1 + 1e-9) bestCat = { ...bestCat, calibration, ...r };
+  }
 }
 for (const betaDomain of [0, 0.5, 1, 2, 3, 4, 6, 8]) {
   const r = evaluate(blended(bestLoo, bestCat.beta, betaDomain), bestCat.calibration);

@@ -273,6 +273,8 @@ export interface TopicCalibration {
   thresholds: Record<Topic, number>;
   /** Topics a word must decide: the classifier alone never gives them (chosen where that helps the development rows). */
   needsWord?: Topic[];
+  /** With no topic at its threshold, give the one nearest its threshold (at least this share of it) before a default. */
+  bestBelow?: number;
   ratio: number;
   shortCap: number;
 }
@@ -335,11 +337,14 @@ export function pickTopics(
     given.add(rule.gives);
     for (const t of rule.rulesOut) if (!lexiconScore(TOPIC_LEXICON[t], text)) ruledOut.add(t);
   }
+  const below = new Map<Topic, number>();
   for (const [t, s] of topicScores) {
     if (ruledOut.has(t) || (needsWord.has(t) && !lexiconScore(TOPIC_LEXICON[t], text))) continue;
     const threshold = calibration.thresholds[t];
     if (threshold > 0 && s >= threshold) margins.set(t, Math.max(margins.get(t) ?? 0, s / threshold));
+    else if (threshold > 0 && calibration.bestBelow !== undefined && s >= calibration.bestBelow * threshold) below.set(t, s / threshold);
   }
+  if (margins.size === 0 && given.size === 0 && below.size) return [ranked(below, topicOrder)[0]![0]];
   const order = ranked(margins, topicOrder);
   const best = order[0]?.[1] ?? 0;
   const words = text.trim().split(/\s+/).length;
