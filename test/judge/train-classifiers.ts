@@ -1,6 +1,7 @@
 // Build-time trainer for the judge's small classifiers over the sentence encoder (all-MiniLM-L6-v2): a ridge regression
 // for importance and one-vs-rest ridge scores for each domain and topic, trained on
-// src/service/models/judge/data/training.json (never on test/eval/sets). Writes data/classifier-weights.ts.
+// src/service/models/judge/data/training.json (categories also on data/category-training.json and the dev rows of
+// test/eval/sets/category-labels.json; never its held-out rows), with the topic calibration. Writes data/classifier-weights.ts.
 // Run: npx esbuild test/judge/train-classifiers.ts --bundle --platform=node --format=esm --packages=external \
 //        --outfile=test/judge/.train.mjs && BRAIN_MODEL_DIR=src/service/models/embed/data/minilm node test/judge/.train.mjs \
 //        && rm test/judge/.train.mjs
