@@ -1,15 +1,23 @@
 // Build-time trainer for the judge's small classifiers over the sentence encoder (all-MiniLM-L6-v2): a ridge regression
 // for importance and one-vs-rest ridge scores for each domain and topic, trained on
-// src/service/models/judge/data/training.json (never on test/eval/sets). Writes data/classifier-weights.ts.
+// src/service/models/judge/data/training.json (categories also on data/category-training.json and the dev rows of
+// test/eval/sets/category-labels.json; never its held-out rows), with the topic calibration. Writes data/classifier-weights.ts.
 // Run: npx esbuild test/judge/train-classifiers.ts --bundle --platform=node --format=esm --packages=external \
 //        --outfile=test/judge/.train.mjs && BRAIN_MODEL_DIR=src/service/models/embed/data/minilm node test/judge/.train.mjs \
 //        && rm test/judge/.train.mjs
 import { readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { DOMAINS, TOPICS } from "../../src/contract/taxonomy.js";
+import { DOMAINS, TOPICS, type Topic } from "../../src/contract/taxonomy.js";
 import { createSemanticEmbedder } from "../../src/service/models/embed/index.js";
 import { CLASSIFIER_SPACE } from "../../src/service/models/judge/classifier.js";
-import { addModelScores, chooseCategories, scoreCategories } from "../../src/service/models/judge/categories.js";
+import {
+  addModelScores,
+  chooseCategories,
+  RULES_CALIBRATION,
+  scoreCategories,
+  TOPIC_THRESHOLD,
+  type TopicCalibration,
+} from "../../src/service/models/judge/categories.js";
 import { rateImportanceByRules } from "../../src/service/models/judge/importance.js";
 
 interface Example {
@@ -21,74 +29,96 @@ interface Example {
 const dataUrl = new URL("../../src/service/models/judge/data/", import.meta.url);
 const examples = JSON.parse(readFileSync(fileURLToPath(new URL("training.json", dataUrl)), "utf8")) as Example[];
 
+// Categories also learn from data/category-training.json and the development rows of test/eval/sets/category-labels.json
+// (its held-out rows are never read here); importance only from training.json, which alone carries importance labels.
+interface CategoryExample {
+  text: string;
+  domain: string;
+  topics: string[];
+  split?: string;
+}
+const labelled = JSON.parse(
+  readFileSync(fileURLToPath(new URL("../eval/sets/category-labels.json", import.meta.url)), "utf8"),
+) as CategoryExample[];
+const extra = JSON.parse(readFileSync(fileURLToPath(new URL("category-training.json", dataUrl)), "utf8")) as CategoryExample[];
+const devRows = labelled.filter((e) => e.split === "dev");
+const catExamples: CategoryExample[] = [...examples, ...extra, ...devRows];
+
 const embedder = createSemanticEmbedder();
 await embedder.load();
-const X = await embedder.embed(
-  examples.map((e) => e.text),
+const XC = await embedder.embed(
+  catExamples.map((e) => e.text),
   "document",
 );
+const X = XC.slice(0, examples.length);
 const n = X.length,
   d = X[0]!.length;
 const labels = ["importance", ...DOMAINS.map((x) => `domain:${x}`), ...TOPICS.map((x) => `topic:${x}`)];
 // Importance is learned as a correction to the rules (label − rules), so where the model knows little the rules stand.
 const rulesScores = examples.map((e) => rateImportanceByRules(e.text));
-const Y = examples.map((e, i) => [
-  e.importance - rulesScores[i]!,
-  ...DOMAINS.map((x) => (e.domain === x ? 1 : 0)),
-  ...TOPICS.map((x) => (e.topics.includes(x) ? 1 : 0)),
-]);
-const means = labels.map((_, j) => Y.reduce((s, y) => s + y[j]!, 0) / n);
+const Y = examples.map((e, i) => [e.importance - rulesScores[i]!]);
+const YC = catExamples.map((e) => [...DOMAINS.map((x) => (e.domain === x ? 1 : 0)), ...TOPICS.map((x) => (e.topics.includes(x) ? 1 : 0))]);
 
-const K = X.map((a) => X.map((b) => a.reduce((s, v, i) => s + v * b[i]!, 0)));
+interface Ridge {
+  K: number[][];
+  Y: number[][];
+  means: number[];
+  centered: number[][];
+}
+function ridgeProblem(Xs: Float32Array[], Ys: number[][]): Ridge {
+  const K = Xs.map((a) => Xs.map((b) => a.reduce((s, v, i) => s + v * b[i]!, 0)));
+  const means = Ys[0]!.map((_, j) => Ys.reduce((s, y) => s + y[j]!, 0) / Ys.length);
+  return { K, Y: Ys, means, centered: Ys.map((y) => y.map((v, j) => v - means[j]!)) };
+}
 
 /** Solves (K + λI) A = B by Gauss-Jordan (n is small). */
-function solve(lambda: number, B: number[][]): number[][] {
+function solve(K: number[][], lambda: number, B: number[][]): number[][] {
+  const m = K.length;
   const M = K.map((row, i) => [...row.map((v, j) => v + (i === j ? lambda : 0)), ...B[i]!]);
-  for (let c = 0; c < n; c++) {
+  for (let c = 0; c < m; c++) {
     let p = c;
-    for (let r = c + 1; r < n; r++) if (Math.abs(M[r]![c]!) > Math.abs(M[p]![c]!)) p = r;
+    for (let r = c + 1; r < m; r++) if (Math.abs(M[r]![c]!) > Math.abs(M[p]![c]!)) p = r;
     [M[c], M[p]] = [M[p]!, M[c]!];
     const pivot = M[c]![c]!;
     for (let k = c; k < M[c]!.length; k++) M[c]![k]! /= pivot;
-    for (let r = 0; r < n; r++) {
+    for (let r = 0; r < m; r++) {
       if (r === c) continue;
       const f = M[r]![c]!;
       if (f) for (let k = c; k < M[r]!.length; k++) M[r]![k]! -= f * M[c]![k]!;
     }
   }
-  return M.map((row) => row.slice(n));
+  return M.map((row) => row.slice(m));
 }
 
-const centered = Y.map((y) => y.map((v, j) => v - means[j]!));
 /** Leave-one-out predictions in closed form: ŷ_-i = (ŷ_i - H_ii y_i) / (1 - H_ii). */
-function looPredictions(lambda: number): number[][] {
+function looPredictions(r: Ridge, lambda: number): number[][] {
+  const { K, centered, means } = r;
   const Kinv = solve(
+    K,
     lambda,
     K.map((_, i) => K.map((__, j) => (i === j ? 1 : 0))),
   );
-  const H = K.map((row) => K.map((_, j) => row.reduce((s, v, k) => s + v * Kinv[k]![j]!, 0)));
-  const A = solve(lambda, centered);
+  const Hdiag = K.map((row, i) => row.reduce((s, v, k) => s + v * Kinv[k]![i]!, 0));
+  const A = solve(K, lambda, centered);
   return centered.map((_, i) =>
-    labels.map((__, j) => {
+    means.map((__, j) => {
       const fit = K[i]!.reduce((s, v, k) => s + v * A[k]![j]!, 0);
-      return (fit - H[i]![i]! * centered[i]![j]!) / (1 - H[i]![i]!) + means[j]!;
+      return (fit - Hdiag[i]! * centered[i]![j]!) / (1 - Hdiag[i]!) + means[j]!;
     }),
   );
 }
 
+const importanceProblem = ridgeProblem(X, Y);
+const categoryProblem = ridgeProblem(XC, YC);
 const rules = examples.map((e) => rateImportanceByRules(e.text));
 let best = { lambda: 0, alpha: 0, mae: Infinity };
-let bestLoo: number[][] = [];
 for (const lambda of [0.003, 0.01, 0.03, 0.1, 0.3, 1]) {
-  const loo = looPredictions(lambda);
+  const loo = looPredictions(importanceProblem, lambda);
   for (let alpha = 0; alpha <= 1.0001; alpha += 0.1) {
     const mae =
       examples.reduce((s, e, i) => s + Math.abs(Math.min(10, Math.max(1, Math.round(rules[i]! + alpha * loo[i]![0]!))) - e.importance), 0) /
       n;
-    if (mae < best.mae - 1e-9) {
-      best = { lambda, alpha: Math.round(alpha * 10) / 10, mae };
-      bestLoo = loo;
-    }
+    if (mae < best.mae - 1e-9) best = { lambda, alpha: Math.round(alpha * 10) / 10, mae };
   }
 }
 const rulesMae = examples.reduce((s, e, i) => s + Math.abs(rules[i]! - e.importance), 0) / n;
@@ -96,42 +126,124 @@ console.log(
   `importance LOO MAE: rules ${rulesMae.toFixed(2)}, blend ${best.mae.toFixed(2)} (lambda ${best.lambda}, correction weight ${best.alpha})`,
 );
 
-// Categories: pick the weight of the classifier's scores beside the lexicon's by LOO topic F1 on the training set.
-function categoryF1(beta: number): { f1: number; domainAcc: number } {
+// Categories: the ridge strength, the classifier's weights beside the lexicon, then per-topic thresholds, the ratio and
+// the short-text cap, all chosen by leave-one-out topic F1 (and domain accuracy) over catExamples.
+const lexicon = catExamples.map((e) => scoreCategories(e.text));
+const gold = catExamples.map((e) => new Set(e.topics));
+function blended(loo: number[][], beta: number, betaDomain: number) {
+  return catExamples.map((_, i) => {
+    const model = {
+      domains: new Map(DOMAINS.map((x, k) => [x, loo[i]![k]!] as const)),
+      topics: new Map(TOPICS.map((x, k) => [x, loo[i]![DOMAINS.length + k]!] as const)),
+    };
+    return addModelScores(lexicon[i]!, model, beta, betaDomain);
+  });
+}
+// The selection is judged on the development rows alone: they are labelled the way the evaluation is (one topic
+// unless a memory plainly has more), while training.json's rows often carry three.
+const judged = catExamples.map((_, i) => i).filter((i) => i >= catExamples.length - devRows.length);
+function evaluate(scores: ReturnType<typeof blended>, calibration: TopicCalibration) {
   let tp = 0,
     fp = 0,
     fn = 0,
     dom = 0;
-  examples.forEach((e, i) => {
-    const model = {
-      domains: new Map(DOMAINS.map((x, k) => [x, bestLoo[i]![1 + k]!] as const)),
-      topics: new Map(TOPICS.map((x, k) => [x, bestLoo[i]![1 + DOMAINS.length + k]!] as const)),
-    };
-    const s = addModelScores(scoreCategories(e.text), model, beta);
-    const [domain, ...topics] = chooseCategories(s, DOMAINS, TOPICS);
+  judged.forEach((i) => {
+    const e = catExamples[i]!;
+    const [domain, ...topics] = chooseCategories(scores[i]!, DOMAINS, TOPICS, e.text, calibration);
     if (domain === e.domain) dom++;
-    for (const t of topics) e.topics.includes(t) ? tp++ : fp++;
-    for (const t of e.topics) if (!topics.includes(t)) fn++;
+    for (const t of topics) gold[i]!.has(t) ? tp++ : fp++;
+    for (const t of e.topics) if (!topics.includes(t as Topic)) fn++;
   });
-  return { f1: (2 * tp) / (2 * tp + fp + fn), domainAcc: dom / n };
+  return { f1: (2 * tp) / (2 * tp + fp + fn), domainAcc: dom / judged.length };
 }
-let bestBeta = { beta: 0, f1: -1, domainAcc: 0 };
-for (const beta of [0, 1, 2, 3, 4, 6, 8]) {
-  const r = categoryF1(beta);
-  console.log(`categories LOO: beta ${beta} topic F1 ${r.f1.toFixed(3)} domain accuracy ${r.domainAcc.toFixed(3)}`);
-  if (r.f1 + r.domainAcc > bestBeta.f1 + bestBeta.domainAcc + 1e-9) bestBeta = { beta, ...r };
+/** Each topic's threshold alone: the one with the best F1 of "score ≥ threshold" (ties: the higher). */
+function topicThresholds(scores: ReturnType<typeof blended>): Record<Topic, number> {
+  const out = {} as Record<Topic, number>;
+  for (const t of TOPICS) {
+    let bestT = { th: TOPIC_THRESHOLD, f1: -1 };
+    for (let th = 0.5; th <= 8.0001; th += 0.25) {
+      let tp = 0,
+        fp = 0,
+        fn = 0;
+      (process.env.TRAIN_THRESHOLDS_DEV ? judged : scores.map((_, i) => i)).forEach((i) => {
+        const s = scores[i]!;
+        const on = (s.topics.get(t) ?? 0) >= th;
+        const want = gold[i]!.has(t);
+        if (on && want) tp++;
+        else if (on) fp++;
+        else if (want) fn++;
+      });
+      const f = tp ? (2 * tp) / (2 * tp + fp + fn) : 0;
+      if (f >= bestT.f1 - 1e-9) bestT = { th: Math.round(th * 100) / 100, f1: f };
+    }
+    out[t] = bestT.th;
+  }
+  return out;
 }
 
-const A = solve(best.lambda, centered);
-const weights = labels.map((_, j) =>
-  Array.from({ length: d }, (_, t) => Number(X.reduce((s, x, i) => s + x[t]! * A[i]![j]!, 0).toPrecision(4))),
+const rulesOnly = evaluate(lexicon, RULES_CALIBRATION);
+console.log(`categories, rules alone: topic F1 ${rulesOnly.f1.toFixed(3)} domain accuracy ${rulesOnly.domainAcc.toFixed(3)}`);
+let bestCat = { lambda: 1, beta: 0, betaDomain: 0, calibration: RULES_CALIBRATION, f1: -1, domainAcc: 0 };
+for (const lambda of [0.1, 0.3, 1]) {
+  const loo = looPredictions(categoryProblem, lambda);
+  for (const beta of [2, 4, 8, 12, 16, 24]) {
+    const scores = blended(loo, beta, 0);
+    const thresholds = topicThresholds(scores);
+    for (const ratio of [0, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9])
+      for (const shortCap of [1, 2, 3]) {
+        const calibration = { thresholds, ratio, shortCap };
+        const r = evaluate(scores, calibration);
+        if (r.f1 > bestCat.f1 + 1e-9) bestCat = { lambda, beta, betaDomain: 0, calibration, ...r };
+      }
+  }
+}
+const bestLoo = looPredictions(categoryProblem, bestCat.lambda);
+{
+  // Greedily, the topics that do better when only a word can give them.
+  const scores = blended(bestLoo, bestCat.beta, 0);
+  for (const t of TOPICS) {
+    const calibration = { ...bestCat.calibration, needsWord: [...(bestCat.calibration.needsWord ?? []), t] };
+    const r = evaluate(scores, calibration);
+    if (r.f1 > bestCat.f1 + 1e-9) bestCat = { ...bestCat, calibration, ...r };
+  }
+  // Then whether a topic just under its threshold beats the domain's default topic, and how far under.
+  for (const bestBelow of [0.9, 0.75, 0.6, 0.5, 0.4, 0.3, 0.2, 0.1]) {
+    const calibration = { ...bestCat.calibration, bestBelow };
+    const r = evaluate(scores, calibration);
+    if (r.f1 > bestCat.f1 + 1e-9) bestCat = { ...bestCat, calibration, ...r };
+  }
+}
+for (const betaDomain of [0, 0.5, 1, 2, 3, 4, 6, 8]) {
+  const r = evaluate(blended(bestLoo, bestCat.beta, betaDomain), bestCat.calibration);
+  if (r.domainAcc > bestCat.domainAcc + 1e-9 || betaDomain === 0) bestCat = { ...bestCat, betaDomain, domainAcc: r.domainAcc };
+}
+console.log(
+  `categories LOO over ${catExamples.length} examples: lambda ${bestCat.lambda} topic weight ${bestCat.beta} domain weight ${bestCat.betaDomain} ratio ${bestCat.calibration.ratio} short cap ${bestCat.calibration.shortCap}: topic F1 ${bestCat.f1.toFixed(3)} domain accuracy ${bestCat.domainAcc.toFixed(3)}`,
 );
+console.log(`thresholds ${JSON.stringify(bestCat.calibration.thresholds)}`);
+if (process.env.TRAIN_MISSES) {
+  const scores = blended(bestLoo, bestCat.beta, bestCat.betaDomain);
+  catExamples.forEach((e, i) => {
+    const [domain, ...topics] = chooseCategories(scores[i]!, DOMAINS, TOPICS, e.text, bestCat.calibration);
+    if (domain !== e.domain || topics.join() !== e.topics.join())
+      console.log(`miss: ${e.text} | want ${e.domain} ${e.topics} | got ${domain} ${topics}`);
+  });
+}
+
+const AI = solve(importanceProblem.K, best.lambda, importanceProblem.centered);
+const AC = solve(categoryProblem.K, bestCat.lambda, categoryProblem.centered);
+const primal = (Xs: Float32Array[], A: number[][], j: number) =>
+  Array.from({ length: d }, (_, t) => Number(Xs.reduce((s, x, i) => s + x[t]! * A[i]![j]!, 0).toPrecision(4)));
+const weights = [primal(X, AI, 0), ...YC[0]!.map((_, j) => primal(XC, AC, j))];
+const means = [...importanceProblem.means, ...categoryProblem.means];
 const json = JSON.stringify({
   space: CLASSIFIER_SPACE,
-  trained_on: `data/training.json (${n} examples)`,
+  trained_on: `data/training.json (${n} examples); categories also data/category-training.json (${extra.length}) and the ${devRows.length} dev rows of test/eval/sets/category-labels.json`,
   lambda: best.lambda,
   importance_correction_weight: best.alpha,
-  category_model_weight: bestBeta.beta,
+  category_model_weight: bestCat.beta,
+  domain_model_weight: bestCat.betaDomain,
+  topic_calibration: bestCat.calibration,
   labels,
   bias: means.map((m) => Number(m.toPrecision(6))),
   weights,
@@ -142,4 +254,4 @@ writeFileSync(
     `import type { ClassifierWeights } from "../classifier.js";\n\n` +
     `export const CLASSIFIER_WEIGHTS: ClassifierWeights = ${json};\n`,
 );
-console.log(`wrote classifier-weights.ts: ${labels.length} outputs x ${d} dims; category weight ${bestBeta.beta}`);
+console.log(`wrote classifier-weights.ts: ${labels.length} outputs x ${d} dims; topic weight ${bestCat.beta}`);

@@ -1,5 +1,5 @@
 // Categories (DESIGN.md "categories"): one domain, then one to three topics, from weighted phrase lexicons.
-import { MAX_TOPICS, type Domain, type Topic } from "../../../contract/taxonomy.js";
+import { MAX_TOPICS, TOPICS, type Domain, type Topic } from "../../../contract/taxonomy.js";
 
 type Lexicon = ReadonlyArray<readonly [RegExp, number]>;
 
@@ -14,34 +14,43 @@ export const TOPIC_LEXICON: Record<Topic, Lexicon> = {
   ],
   profile: [
     [
-      /\b(?:my name is|name is|i am a|i'm a|works as|work as|job title|title is|role is|my role|is a (?:senior|junior|staff|principal|lead)|years of experience|pronouns|native language|speaks|grew up|vegetarian|vegan|time ?zone|birthday|born)\b/i,
+      /\b(?:my name is|name is|i am a|i'm a|works as|work as|job title|title is|role is|my role|is a (?:senior|junior|staff|principal|lead)|goes by|joined (?:the company|us|in)|is an? (?:\w+ )?(?:engineer|designer|developer|illustrator|teacher|nurse|doctor|analyst|founder|lawyer|accountant|writer|student|cto|ceo)|years of experience|pronouns|native language|speaks|grew up|vegetarian|vegan|time ?zone|birthday|born)\b/i,
       2,
     ],
     [/\b(?:(?:i|he|she|they) (?:live|lives) in|based in|(?:is|am) the (?:cto|ceo|tech lead|manager|lead|owner|founder))\b/i, 2],
   ],
   relationship: [
     [
-      /\b(?:wife|husband|partner|girlfriend|boyfriend|son|daughter|kids?|children|mother|father|mom|dad|parents?|brother|sister|sibling|friend|family|married|reports to|manager is|mentor|mentee|best friend|dog|cat)\b/i,
+      /\b(?:wife|husband|partner|girlfriend|boyfriend|son|daughter|kids?|children|mother|father|mom|dad|parents?|brother|sister|sibling|friend|family|married|reports to|manager is|(?:user's|my|his|her|their) manager|co-leads?|mentors?|mentee|go-to person|best friend|dog|cat)\b/i,
       2,
     ],
     [/\b(?:colleague|coworker|teammate|boss)\b/i, 1],
   ],
   project: [
     [
-      /\b(?:project|initiative|roadmap|milestone|epic|workstream|migration|rewrite|redesign|launch|mvp|v\d+(?:\.\d+)*|phase \d|beta|poc|proof of concept|codename)\b/i,
+      /\b(?:project|initiative|roadmap|milestone|epic|workstream|migration|rewrite|redesign|launch|mvp|v\d+(?:\.\d+)*|phase \d|beta|poc|proof of concept|codename|relaunch|rollout)\b/i,
       2,
     ],
     [/\b(?:repo(?:sitory)?|feature|scope|team is building|working on)\b/i, 1],
   ],
   task: [
     [
-      /\b(?:todo|to-do|to do|task|ticket|action item|follow up|follow-up|remind me|need to|needs to|has to|have to|should|must|assigned|pick up|finish|review the|send (?:the|a)|call|email (?:the|him|her)|book|schedule|jira|backlog)\b/i,
+      /\b(?:todo|to-do|to do|tasks?|action item|follow up|follow-up|remind me|remember to|need to|needs to|assigned|pick up|send (?:the|a)|email (?:the|him|her)|backlog)\b/i,
       2,
+    ],
+    // An imperative opening the memory is a to-do ("Buy…", "Water the…"); so is a chore, whatever the verb.
+    [
+      /^(?:please |todo:? )?(?:buy|book|call|email|send|pick up|renew|order|fix|update|upgrade|revoke|check|water|feed|take|finish|review|prepare|submit|remind|clean|pay|cancel|return|schedule|ask|tell|follow up|print|file|sign|reply)\b/i,
+      3,
+    ],
+    [
+      /\b(?:needs? (?:water|watering|feeding|walking|a walk|cleaning|his|her|its|their)|water(?:ing)? the|(?:recycling|trash|bins|garbage) out|groceries|laundry|chores?|dry cleaning)\b/i,
+      3,
     ],
   ],
   deadline: [
     [
-      /\b(?:deadline|due|by (?:mon|tue|wed|thu|fri|sat|sun|end of|eod|eow|tomorrow|tonight|today|next|the \d|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|q[1-4])\w*|cutoff|cut-off|no later than|expires?|ship(?:s|ping)? (?:on|by)|release date|launch date|freeze)\b/i,
+      /\b(?:deadline|due|by (?:mon|tue|wed|thu|fri|sat|sun|end of|eod|eow|tomorrow|tonight|today|next|the \d|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|q[1-4])\w*|cutoff|cut-off|no later than|by the end of|closes on|ends on|must be in by|expires?|ship(?:s|ping)? (?:on|by)|release date|launch date|freeze)\b/i,
       3,
     ],
   ],
@@ -59,9 +68,10 @@ export const TOPIC_LEXICON: Record<Topic, Lexicon> = {
   ],
   process: [
     [
-      /\b(?:process|workflow|procedure|runbook|playbook|checklist|convention|guideline|code review|pull requests?|prs?|approvals?|release process|deploy(?:s|ment)? (?:process|on|every|only)|ci\b|cd\b|pipeline|on-?call rotation|rotation|sprint|scrum|kanban|standup is|steps?|every (?:pr|release|merge|commit)|before merging|must be reviewed|branch(?:ing)? (?:strategy|model)|trunk|gitflow|ship (?:weekly|daily)|weekly release)\b/i,
+      /\b(?:process|workflow|procedure|runbook|playbook|checklist|convention|guideline|code reviews?|pull requests?|approvals?|sign-off|postmortem|release process|deploy(?:s|ment)? (?:process|on|every|only)|ci\b|cd\b|pipeline|on-?call rotation|rotation|scrum|kanban|every (?:pr|release|merge|commit)|go(?:es)? through|before merging|must be reviewed|branch(?:ing)? (?:strategy|model)|trunk|gitflow|ship (?:weekly|daily)|weekly release)\b/i,
       2,
     ],
+    [/\b(?:go(?:es)? through|must be reviewed|postmortems?|sign-off|approvals?|notice)\b/i, 1],
   ],
   infrastructure: [
     [
@@ -74,6 +84,7 @@ export const TOPIC_LEXICON: Record<Topic, Lexicon> = {
       /\b(?:code|coding|function|class|method|variable|typescript|javascript|python|rust|golang|go\b|java\b|kotlin|swift|ruby|php|c\+\+|react|vue|angular|node(?:\.js)?|npm|pnpm|yarn|library|framework|api|endpoint|refactor\w*|lint\w*|eslint|prettier|tests?|unit tests?|vitest|jest|pytest|bug|stack trace|exception|compile\w*|build|commit|branch|merge|git|pull request|snake_case|camelcase|indent\w*|tabs|spaces|type hints|async|orm|sql|schema|regex|module|package|dependency|dependencies|sdk|cli|json|yaml|graphql|rest)\b/i,
       2,
     ],
+    [/\b(?:built with|written in|flutter|django|rails|fastapi|spring boot|laravel|next\.js|svelte|tokio|lodash|kotlin)\b/i, 2],
   ],
   security: [
     [
@@ -83,15 +94,16 @@ export const TOPIC_LEXICON: Record<Topic, Lexicon> = {
   ],
   customer: [
     [
-      /\b(?:customers?|clients?|account|accounts|user feedback|support ticket|churn\w*|renewal|enterprise|tenant|sla|onboarding call|their team|acme|globex|initech|umbrella corp|contoso|escalat\w*|nps|csat)\b/i,
+      /\b(?:customers?|clients?|user feedback|support ticket|churn\w*|renewal|enterprise|tenant|sla|onboarding call|their team|acme|globex|initech|umbrella corp|contoso|escalat\w*|nps|csat)\b/i,
       2,
     ],
   ],
   product: [
     [
-      /\b(?:product|feature|features|roadmap|pricing page|plan|tier|free tier|pro plan|release notes|launch|users? want|ux|ui|onboarding flow|dashboard|mobile app|app store|beta|waitlist|product-market|pm\b|spec|requirements|user story|a\/b test|experiment)\b/i,
+      /\b(?:product|feature|features|roadmap|pricing page|plan|tier|free tier|pro plan|release notes|launch|users? want|ux|ui|onboarding flow|dashboard|mobile app|the app|app store|beta|waitlist|free trial|trial|tiers?|product-market|pm\b|spec|requirements|user story|a\/b test|experiment)\b/i,
       2,
     ],
+    [/\b(?:requested feature|feature requests?|most used feature|private beta|public beta|(?:we're|we are) launching)\b/i, 2],
   ],
   finance: [
     [
@@ -101,46 +113,46 @@ export const TOPIC_LEXICON: Record<Topic, Lexicon> = {
   ],
   hiring: [
     [
-      /\b(?:hiring|hire|hired|candidates?|recruit\w*|interview\w*|job (?:posting|opening|offer)|offer letter|headcount|requisition|onboard(?:ing)? (?:the new|new)|new hire|resume|cv\b|take-home|referral|sourcing|talent)\b/i,
+      /\b(?:hiring|hire|hired|candidates?|recruit\w*|interview\w*|job (?:posting|opening|offer)|offer letter|(?:accepted|made) (?:our|an|the) offer|offer for|headcount|requisition|onboard(?:ing)? (?:the new|new)|new hire|resume|cv\b|take-home|referral|sourcing|talent)\b/i,
       3,
     ],
   ],
   health: [
     [
-      /\b(?:health|allerg\w*|doctor|dentist|physio\w*|therapy|therapist|medication|medicine|diabet\w*|asthma|migraine|sick|illness|flu|covid|surgery|hospital|injur\w*|pregnan\w*|diet|gluten|lactose|vegan|vegetarian|exercise|workout|gym|running|sleep|mental health|blood|back pain|knee|checkup|check-up|vaccin\w*|prescription)\b/i,
+      /\b(?:health|allerg\w*|doctor|dentist|physio\w*|therapy|therapist|medication|medicine|diabet\w*|asthma|migraine|sick|illness|flu|covid|surgery|hospital|injur\w*|pregnan\w*|diet|gluten|lactose|vegan|vegetarian|exercise|workout|gym|running|sleep|mental health|blood|back pain|knee|wrist|broke (?:my|his|her|their) \w+|sleeps? (?:badly|poorly)|insomnia|checkup|check-up|vaccin\w*|prescription)\b/i,
       3,
     ],
   ],
   travel: [
     [
-      /\b(?:travel\w*|trip|flight|flying|fly(?:ing)? to|airport|hotel|airbnb|vacation|holiday|pto|out of office|ooo|visa|passport|itinerary|conference in|offsite in|train to|layover|boarding|jet lag|abroad|booked (?:a|the) (?:flight|hotel|room))\b/i,
+      /\b(?:travel\w*|trip|flight|flying|fly(?:ing)? to|airport|hotel|airbnb|vacation|holiday|pto|out of office|ooo|visa|passport|itinerary|conference in|offsite in|train to|layover|boarding|jet lag|abroad|booked (?:a|the) (?:flight|hotel|room)|long weekend|ski (?:week|trip)|backpacking|driving to|going to \w+ for)\b/i,
       3,
     ],
   ],
   location: [
     [
-      /\b(?:lives? in|living in|based in|located in|moved to|moving to|office (?:is )?in|hq|headquarters|address|city|country|remote from|works from|time ?zone|utc[+-]\d|cet|pst|est|berlin|london|paris|new york|san francisco|tokyo|amsterdam|lisbon|madrid|toronto|sydney|singapore|bangalore|munich|seattle|austin|boston|chicago|dublin|zurich|stockholm|warsaw|barcelona)\b/i,
+      /\b(?:lives? in|living in|based in|located in|moved to|moving to|office (?:is )?in|hq|headquarters|address|city|country|remote from|remotely|works? from (?:home|a|the)|summer house|spread across|time ?zone|utc[+-]\d|cet|pst|est|berlin|london|paris|new york|san francisco|tokyo|amsterdam|lisbon|madrid|toronto|sydney|singapore|bangalore|munich|seattle|austin|boston|chicago|dublin|zurich|stockholm|warsaw|barcelona)\b/i,
       2,
     ],
   ],
   event: [
     [
-      /\b(?:event|conference|summit|meetup|wedding|party|birthday|anniversary|concert|festival|webinar|workshop|hackathon|launch event|ceremony|graduation|game|match|recital|dinner with|celebration|talk at|keynote)\b/i,
+      /\b(?:event|conference|summit|meetup|wedding|party|birthday|anniversary|concert|festival|webinar|workshop|hackathon|launch event|ceremony|graduation|game|match|recital|marathon|reunion|tournament|exhibition|dinner with|celebration|talk at|speaking at|attending|keynote)\b/i,
       3,
     ],
   ],
   learning: [
     [
-      /\b(?:learn\w*|studying|study|course|courses|tutorial|book on|reading|read (?:the|a)|certification|certified|training|class|lesson|bootcamp|degree|university|mooc|coursera|udemy|practice|practicing|wants to get better at|improve (?:my|his|her) )\b/i,
+      /\b(?:learn\w*|studying|study|course|courses|tutorial|book on|reading|read (?:the|a)|certification|certified|exam|classes|lessons?|bootcamp|degree|university|mooc|coursera|udemy|duolingo|wants to get better at|get better at|improve (?:my|his|her|their) )\b/i,
       3,
     ],
   ],
   contact: [
     [
-      /\b(?:e-?mail (?:is|address)|phone(?: number)?|reach (?:him|her|them|me) (?:at|on|via)|contact (?:is|person|info)|point of contact|slack handle|handle is|@[a-z0-9_]+\b|linkedin|whatsapp|signal|telegram|cell|mobile number|ping (?:him|her|them) on)\b/i,
+      /\b(?:e-?mail (?:is|address)|phone(?: number)?|number is|reachable (?:at|on|via)|reach(?:ed)? (?:him|her|them|me|it)? ?(?:at|on|via)|contact (?:is|person|info)|point of contact|slack handle|handle is|@[a-z0-9_]+\b|linkedin|whatsapp|signal|telegram|cell|mobile number|ping (?:him|her|them) on)\b/i,
       3,
     ],
-    [/\b[\w.+-]+@[\w-]+\.[\w.]+\b/i, 3],
+    [/\b[\w.+-]+@[\w-]+\.[\w.]+\b|\+\d[\d\s-]{6,}\d|\b\d{3}-\d{4}\b|\b0\d{9}\b/i, 3],
   ],
 };
 
@@ -181,7 +193,7 @@ export const DOMAIN_LEXICON: Record<Domain, Lexicon> = {
   ],
   personal: [
     [
-      /\b(?:my (?:wife|husband|partner|kids?|son|daughter|mom|dad|family|dog|cat|home|house|apartment|doctor|birthday)|weekend|vacation|family|hobby|hobbies|home|personal|friends?|girlfriend|boyfriend|wedding|gym|cook\w*|garden\w*)\b/i,
+      /\b(?:my (?:wife|husband|partner|kids?|son|daughter|mom|dad|family|dog|cat|home|house|apartment|doctor|birthday)|weekend|vacation|family|hobby|hobbies|home|personal|friends?|girlfriend|boyfriend|wedding|gym|cook\w*|garden\w*|landlord|car insurance|the car|vet|plants|tomatoes|electricity bill|gym membership|library books|dry cleaning|groceries)\b/i,
       1.5,
     ],
   ],
@@ -237,6 +249,7 @@ export function scoreCategories(text: string): CategoryScores {
     const s = lexiconScore(lexicon, text);
     if (s > 0) domains.set(domain, s);
   }
+  for (const rule of DECIDING_RULES) if (rule.leans && rule.when.test(text)) domains.set(rule.leans, (domains.get(rule.leans) ?? 0) + 2);
   for (const [topic, s] of topics) {
     if (s < TOPIC_THRESHOLD) continue;
     for (const [domain, w] of Object.entries(TOPIC_DOMAIN[topic]) as Array<[Domain, number]>) {
@@ -251,12 +264,104 @@ function ranked<T extends string>(scores: Map<T, number>, order: readonly string
   return [...scores.entries()].sort((a, b) => b[1] - a[1] || order.indexOf(a[0]) - order.indexOf(b[0]));
 }
 
+/**
+ * How topics are picked from their scores: a topic is a candidate when its score reaches its own threshold; candidates
+ * are ranked by score over threshold, and one is kept only while it reaches `ratio` of the best one's, up to
+ * MAX_TOPICS (`shortCap` for a text of SHORT_TEXT_WORDS words or fewer: a short fact rarely has three subjects).
+ */
+export interface TopicCalibration {
+  thresholds: Record<Topic, number>;
+  /** Topics a word must decide: the classifier alone never gives them (chosen where that helps the development rows). */
+  needsWord?: Topic[];
+  /** With no topic at its threshold, give the one nearest its threshold (at least this share of it) before a default. */
+  bestBelow?: number;
+  ratio: number;
+  shortCap: number;
+}
+export const SHORT_TEXT_WORDS = 10;
+
+/** The rules alone (no sentence vector): one threshold for every topic, chosen on the training set. */
+export const RULES_CALIBRATION: TopicCalibration = {
+  thresholds: Object.fromEntries(TOPICS.map((t) => [t, TOPIC_THRESHOLD])) as Record<Topic, number>,
+  ratio: 0.75,
+  shortCap: 2,
+};
+
+/**
+ * Phrases that decide (issue 30): the topic a rule gives is always a candidate, and the topics it rules out are
+ * dropped unless their own phrases appear too ("working from the Lisbon office" is where the user works, not a trip).
+ */
+export interface DecidingRule {
+  name: string;
+  when: RegExp;
+  gives: Topic;
+  rulesOut: Topic[];
+  /** The domain the phrase leans to, beside its topic's (a chore is the user's own life). */
+  leans?: Domain;
+}
+export const DECIDING_RULES: readonly DecidingRule[] = [
+  {
+    name: "an office is a workplace",
+    when: /\b(?:work(?:s|ing)?|i'm|i am|is|are|sits?) (?:from|in|at|out of) (?:the|our) (?:[A-Z][\w-]* ){1,2}office\b/,
+    gives: "location",
+    rulesOut: ["travel", "relationship"],
+  },
+  {
+    name: "a chore is a task",
+    when: /\b(?:needs? (?:water|watering|feeding|walking|a walk|cleaning)|water(?:ing)? the|feed the|walk the dog|(?:recycling|trash|bins|garbage) out|laundry|chores?)\b/i,
+    gives: "task",
+    rulesOut: ["process", "infrastructure", "preference"],
+    leans: "personal",
+  },
+  {
+    name: "a data store is infrastructure",
+    when: /\b(?:stores?|keeps?) (?:its|their|the|our) (?:data|\w+ index|queue|sessions?) in\b/i,
+    gives: "infrastructure",
+    rulesOut: ["security"],
+  },
+];
+
+/** The topics `scores` choose under `calibration`, best first (may be empty). */
+export function pickTopics(
+  topicScores: Map<Topic, number>,
+  calibration: TopicCalibration,
+  text: string,
+  topicOrder: readonly Topic[],
+): Topic[] {
+  const margins = new Map<Topic, number>();
+  const needsWord = new Set(calibration.needsWord ?? []);
+  const given = new Set<Topic>();
+  const ruledOut = new Set<Topic>();
+  for (const rule of DECIDING_RULES) {
+    if (!rule.when.test(text)) continue;
+    given.add(rule.gives);
+    for (const t of rule.rulesOut) if (!lexiconScore(TOPIC_LEXICON[t], text)) ruledOut.add(t);
+  }
+  const below = new Map<Topic, number>();
+  for (const [t, s] of topicScores) {
+    if (ruledOut.has(t) || (needsWord.has(t) && !lexiconScore(TOPIC_LEXICON[t], text))) continue;
+    const threshold = calibration.thresholds[t];
+    if (threshold > 0 && s >= threshold) margins.set(t, Math.max(margins.get(t) ?? 0, s / threshold));
+    else if (threshold > 0 && calibration.bestBelow !== undefined && s >= calibration.bestBelow * threshold) below.set(t, s / threshold);
+  }
+  if (margins.size === 0 && given.size === 0 && below.size) return [ranked(below, topicOrder)[0]![0]];
+  const order = ranked(margins, topicOrder);
+  const best = order[0]?.[1] ?? 0;
+  const words = text.trim().split(/\s+/).length;
+  const cap = words <= SHORT_TEXT_WORDS ? calibration.shortCap : MAX_TOPICS;
+  const kept = order.filter(([t, m]) => !given.has(t) && m >= calibration.ratio * best).map(([t]) => t);
+  return [...topicOrder.filter((t) => given.has(t)), ...kept].slice(0, cap);
+}
+
 /** One domain then one to three distinct topics; never empty, never invalid. */
-export function chooseCategories(scores: CategoryScores, domainOrder: readonly Domain[], topicOrder: readonly Topic[]): string[] {
-  const topics = ranked(scores.topics, topicOrder)
-    .filter(([, s]) => s >= TOPIC_THRESHOLD)
-    .slice(0, MAX_TOPICS)
-    .map(([t]) => t);
+export function chooseCategories(
+  scores: CategoryScores,
+  domainOrder: readonly Domain[],
+  topicOrder: readonly Topic[],
+  text = "",
+  calibration: TopicCalibration = RULES_CALIBRATION,
+): string[] {
+  const topics = pickTopics(scores.topics, calibration, text, topicOrder);
   const domainRanked = ranked(scores.domains, domainOrder);
   const domain = domainRanked[0]?.[0] ?? (topics.length ? leaningDomain(topics[0]!) : FALLBACK_CATEGORIES[0]);
   if (topics.length === 0) topics.push(domainRanked.length ? DOMAIN_DEFAULT_TOPIC[domain] : FALLBACK_CATEGORIES[1]);
@@ -268,15 +373,16 @@ function leaningDomain(topic: Topic): Domain {
   return entries.sort((a, b) => b[1] - a[1])[0]?.[0] ?? FALLBACK_CATEGORIES[0];
 }
 
-/** Adds a classifier's per-label scores (negative ones count as zero) to the lexicon's, `weight` times. */
+/** Adds a classifier's per-label scores (negative ones count as zero) to the lexicon's, `topicWeight` and `domainWeight` times. */
 export function addModelScores(
   scores: CategoryScores,
   model: { domains: Map<Domain, number>; topics: Map<Topic, number> },
-  weight: number,
+  topicWeight: number,
+  domainWeight = topicWeight,
 ): CategoryScores {
   const domains = new Map(scores.domains);
   const topics = new Map(scores.topics);
-  for (const [d, v] of model.domains) if (v > 0) domains.set(d, (domains.get(d) ?? 0) + weight * v);
-  for (const [t, v] of model.topics) if (v > 0) topics.set(t, (topics.get(t) ?? 0) + weight * v);
+  for (const [d, v] of model.domains) if (v > 0) domains.set(d, (domains.get(d) ?? 0) + domainWeight * v);
+  for (const [t, v] of model.topics) if (v > 0) topics.set(t, (topics.get(t) ?? 0) + topicWeight * v);
   return { domains, topics };
 }

@@ -2,6 +2,7 @@
 // encoder offline). Linear ridge outputs trained at build time by test/judge/train-classifiers.ts on
 // data/training.json; they apply only to vectors from the space they were trained in.
 import { DOMAINS, TOPICS, type Domain, type Topic } from "../../../contract/taxonomy.js";
+import type { TopicCalibration } from "./categories.js";
 
 /** The embedding space the weights were trained in: all-MiniLM-L6-v2, alone or as the first block of the hybrid vector. */
 export const CLASSIFIER_SPACE = "minilm-l6/1";
@@ -13,8 +14,12 @@ export interface ClassifierWeights {
   lambda: number;
   /** The importance output is a correction to the rules' rating, applied this many times (chosen by leave-one-out). */
   importance_correction_weight: number;
-  /** How much a classifier score counts beside the lexicon's phrase scores. */
+  /** How much a classifier's topic score counts beside the lexicon's phrase scores. */
   category_model_weight: number;
+  /** The same for domains (older weight files: category_model_weight). */
+  domain_model_weight?: number;
+  /** Per-topic thresholds, ratio and short-text cap for the blended scores (older weight files: the rules'). */
+  topic_calibration?: TopicCalibration;
   /** "importance" (correction to the rules), then "domain:<d>" and "topic:<t>" for every label. */
   labels: string[];
   bias: number[];

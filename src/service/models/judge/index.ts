@@ -3,7 +3,7 @@
 // How each decision is made: ./README.md.
 import { DOMAINS, TOPICS } from "../../../contract/taxonomy.js";
 import type { Judge, Judgement } from "../types.js";
-import { addModelScores, chooseCategories, scoreCategories } from "./categories.js";
+import { addModelScores, chooseCategories, RULES_CALIBRATION, scoreCategories } from "./categories.js";
 import { CLASSIFIER_SPACE, scoreVector, sentencePart, type ClassifierWeights } from "./classifier.js";
 import { CLASSIFIER_WEIGHTS } from "./data/classifier-weights.js";
 import { clampImportance, rateImportanceByRules } from "./importance.js";
@@ -33,15 +33,17 @@ export function judgeText(
   const rules = rateImportanceByRules(text);
   let categoryScores = scoreCategories(text);
   let importance = rules;
+  let calibration = RULES_CALIBRATION;
   if (sentence && weights.space === CLASSIFIER_SPACE) {
     const model = scoreVector(weights, sentence);
     importance = clampImportance(rules + weights.importance_correction_weight * model.importance);
-    categoryScores = addModelScores(categoryScores, model, weights.category_model_weight);
+    categoryScores = addModelScores(categoryScores, model, weights.category_model_weight, weights.domain_model_weight);
+    calibration = weights.topic_calibration ?? RULES_CALIBRATION;
   }
   return {
     importance,
     temporal: judgeTemporal(text, now),
-    categories: chooseCategories(categoryScores, DOMAINS, TOPICS),
+    categories: chooseCategories(categoryScores, DOMAINS, TOPICS, text, calibration),
   };
 }
 

@@ -1,0 +1,196 @@
+// Categories (issue 30): the deciding rules by name, the calibrated selection, the labelled set's held-out part, and
+// the issue's absurd examples through a real `serve`.
+import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { DOMAINS, TOPICS, type Topic } from "../../src/contract/taxonomy.js";
+import { createOfflineEmbedder } from "../../src/service/models/embed/index.js";
+import {
+  DECIDING_RULES,
+  RULES_CALIBRATION,
+  SHORT_TEXT_WORDS,
+  chooseCategories,
+  scoreCategories,
+} from "../../src/service/models/judge/categories.js";
+import { CLASSIFIER_WEIGHTS } from "../../src/service/models/judge/data/classifier-weights.js";
+import { createOfflineJudge } from "../../src/service/models/judge/index.js";
+import type { Embedder } from "../../src/service/models/types.js";
+import { call, startService, type ServiceHandle } from "../support/service.js";
+import { scoreCategories as scoreSet, type CategoryCase } from "./metrics.js";
+
+vi.setConfig({ testTimeout: 120_000, hookTimeout: 120_000 });
+
+const NOW = new Date("2025-07-16T13:00:00Z");
+const PLANTS = "Plants need water on Fridays.";
+const ATLAS = "Project Atlas stores its data in PostgreSQL 15 on the db-2 host.";
+const LISBON = "I'm working from the Lisbon office until Friday.";
+
+let embedder: Embedder;
+const rules = createOfflineJudge();
+let model: ReturnType<typeof createOfflineJudge>;
+const vectorOf = async (text: string) => (await embedder.embed([text], "document"))[0]!;
+/** Both paths of the offline judge: rules alone, and rules with the classifiers over the default embedder's vector. */
+async function both(text: string): Promise<Array<{ mode: string; categories: string[] }>> {
+  return [
+    { mode: "rules", categories: (await rules.judge(text, NOW, null)).categories },
+    { mode: "rules+classifier", categories: (await model.judge(text, NOW, await vectorOf(text))).categories },
+  ];
+}
+
+beforeAll(async () => {
+  embedder = createOfflineEmbedder("semantic");
+  await embedder.load();
+  model = createOfflineJudge({ embedderId: embedder.id });
+});
+
+const rule = (name: string) => {
+  const found = DECIDING_RULES.find((r) => r.name === name);
+  if (!found) throw new Error(`no rule named ${name}`);
+  return found;
+};
+
+describe("rules where a word decides", () => {
+  it('"an office is a workplace": working from a city\'s office is a location, not travel or a relationship', async () => {
+    expect(rule("an office is a workplace").when.test(LISBON)).toBe(true);
+    for (const { mode, categories } of await both(LISBON)) expect(categories, mode).toEqual(["work", "location"]);
+    for (const { mode, categories } of await both("Kofi sits in the Nairobi office.")) {
+      expect(categories, mode).toContain("location");
+      expect(categories, mode).not.toContain("travel");
+    }
+  });
+
+  it('"an office is a workplace" rules travel out only when no travel word is there', async () => {
+    const text = "I'm working from the Lisbon office; my flight home is on Friday.";
+    for (const { mode, categories } of await both(text)) {
+      expect(categories, mode).toContain("location");
+      expect(categories, mode).toContain("travel");
+    }
+  });
+
+  it('"a chore is a task": plants that need water are a to-do, not a process, infrastructure or a preference', async () => {
+    expect(rule("a chore is a task").when.test(PLANTS)).toBe(true);
+    for (const { mode, categories } of await both(PLANTS)) expect(categories, mode).toEqual(["personal", "task"]);
+    for (const { mode, categories } of await both("Water the tomatoes every evening in summer.")) {
+      expect(categories.slice(1), mode).toEqual(["task"]);
+    }
+  });
+
+  it('"a data store is infrastructure": the demo\'s Atlas fact is infrastructure (and a project), never security', async () => {
+    expect(rule("a data store is infrastructure").when.test(ATLAS)).toBe(true);
+    for (const { mode, categories } of await both(ATLAS)) {
+      expect(categories[0], mode).toBe("technical");
+      expect(categories, mode).toContain("infrastructure");
+      expect(categories, mode).not.toContain("security");
+    }
+  });
+
+  it("a security word still gives security beside a data store", async () => {
+    const text = "Project Atlas stores its data in PostgreSQL; the password is rotated monthly.";
+    for (const { mode, categories } of await both(text)) expect(categories, mode).toContain("security");
+  });
+});
+
+describe("the calibrated selection", () => {
+  it("the shipped weights carry a threshold for every topic, a ratio and a short-text cap", () => {
+    const c = CLASSIFIER_WEIGHTS.topic_calibration!;
+    expect(Object.keys(c.thresholds).sort()).toEqual([...TOPICS].sort());
+    for (const t of TOPICS) expect(c.thresholds[t]).toBeGreaterThan(0);
+    expect(c.ratio).toBeGreaterThanOrEqual(0);
+    expect(c.shortCap).toBeGreaterThanOrEqual(1);
+    expect(c.shortCap).toBeLessThanOrEqual(3);
+  });
+
+  it(`a text of ${SHORT_TEXT_WORDS} words or fewer gets at most the short-text cap of topics`, async () => {
+    const text = "Security deadline: customer invoice meeting about the database migration.";
+    expect(text.split(/\s+/).length).toBeLessThanOrEqual(SHORT_TEXT_WORDS);
+    expect(scoreCategories(text).topics.size).toBeGreaterThan(3);
+    const [, ...topics] = (await rules.judge(text, NOW, null)).categories;
+    expect(topics.length).toBeLessThanOrEqual(RULES_CALIBRATION.shortCap);
+    const [, ...modelTopics] = (await model.judge(text, NOW, await vectorOf(text))).categories;
+    expect(modelTopics.length).toBeLessThanOrEqual(CLASSIFIER_WEIGHTS.topic_calibration!.shortCap);
+  });
+
+  it("a topic below its own threshold is not given, and one at it is", () => {
+    const thresholds = Object.fromEntries(TOPICS.map((t) => [t, 3])) as Record<Topic, number>;
+    const calibration = { thresholds, ratio: 0, shortCap: 3 };
+    const scores = {
+      topics: new Map<Topic, number>([
+        ["finance", 2.9],
+        ["customer", 3],
+      ]),
+      domains: new Map(),
+    };
+    expect(chooseCategories(scores, DOMAINS, TOPICS, "some longer text about a customer", calibration)).toEqual(["business", "customer"]);
+  });
+
+  it("a weaker topic is kept only while it reaches the ratio of the best one's margin", () => {
+    const thresholds = Object.fromEntries(TOPICS.map((t) => [t, 2])) as Record<Topic, number>;
+    const scores = {
+      topics: new Map<Topic, number>([
+        ["code", 8],
+        ["infrastructure", 3],
+      ]),
+      domains: new Map(),
+    };
+    expect(chooseCategories(scores, DOMAINS, TOPICS, "x", { thresholds, ratio: 0.5, shortCap: 3 }).slice(1)).toEqual(["code"]);
+    expect(chooseCategories(scores, DOMAINS, TOPICS, "x", { thresholds, ratio: 0.3, shortCap: 3 }).slice(1)).toEqual([
+      "code",
+      "infrastructure",
+    ]);
+  });
+
+  it("the model-free path is deterministic: the same text gives the same categories every time", async () => {
+    for (const text of [PLANTS, ATLAS, LISBON, "We promised Acme the SSO fix by Friday."]) {
+      const first = await rules.judge(text, NOW, null);
+      expect(await createOfflineJudge().judge(text, new Date(NOW), null)).toEqual(first);
+    }
+  });
+});
+
+describe("the labelled set's held-out part (written before tuning; reported, not tuned on)", () => {
+  const rows = JSON.parse(readFileSync(fileURLToPath(new URL("../eval/sets/category-labels.json", import.meta.url)), "utf8")) as Array<
+    CategoryCase & { split: string }
+  >;
+  const held = rows.filter((r) => r.split === "holdout");
+
+  it("has at least 300 memories, split, with valid labels", () => {
+    expect(rows.length).toBeGreaterThanOrEqual(300);
+    expect(held.length).toBeGreaterThanOrEqual(100);
+    expect(new Set(rows.map((r) => r.text)).size).toBe(rows.length);
+  });
+
+  it("topic micro-F1 with the classifiers, against a floor under today's figure", async () => {
+    const vectors = await embedder.embed(
+      held.map((r) => r.text),
+      "document",
+    );
+    const byText = new Map(held.map((r, i) => [r.text, vectors[i]!]));
+    const s = await scoreSet(held, (text, now) => model.judge(text, now, byText.get(text)!), NOW);
+    console.log(`category-labels holdout: n=${s.n} domain ${s.domainAccuracy.toFixed(3)} topic micro-F1 ${s.microF1.toFixed(3)}`);
+    expect(s.microF1).toBeGreaterThanOrEqual(0.75);
+  });
+});
+
+describe("the issue's examples through a real serve", () => {
+  let svc: ServiceHandle;
+  beforeAll(async () => {
+    svc = await startService();
+  });
+  afterAll(async () => {
+    await svc?.stop();
+  });
+
+  it("stores each with the categories a person would give", async () => {
+    const store = async (text: string) => {
+      const res = await call(svc.baseURL, "POST", "/v1/memory/store", { key: svc.apiKey, json: { text } });
+      expect(res.status, res.text).toBe(200);
+      return res.json.categories as string[];
+    };
+    expect(await store(PLANTS)).toEqual(["personal", "task"]);
+    const atlas = await store(ATLAS);
+    expect(atlas[0]).toBe("technical");
+    expect(atlas).toContain("infrastructure");
+    expect(atlas).not.toContain("security");
+    expect(await store(LISBON)).toEqual(["work", "location"]);
+  });
+});
