@@ -66,7 +66,10 @@ const stores: { name: string; open: () => Promise<Opened> }[] = [
       };
       return {
         store: openSqliteStore(file),
-        unmigrate: async () => void sql((db) => db.exec("ALTER TABLE memory_vectors DROP COLUMN codes; PRAGMA user_version = 8;")),
+        unmigrate: async () =>
+          void sql((db) =>
+            db.exec("DROP INDEX memories_vector_scan; ALTER TABLE memory_vectors DROP COLUMN codes; PRAGMA user_version = 8;"),
+          ),
         rows: async () =>
           sql((db) => db.prepare("SELECT memory_id, vector, codes FROM memory_vectors ORDER BY memory_id").raw().all()) as [
             number,
