@@ -75,6 +75,7 @@ export function batchEmbeddings(
   /** When each spawned worker last finished a run; the release timer closes those idle for releaseAfterMs. */
   const idleSince = new Map<PoolWorker, number>();
   let starting = 0;
+  let failedAt = -Infinity;
   let closed = false;
   let timer: NodeJS.Timeout | null = null;
   let immediate: NodeJS.Immediate | null = null;
@@ -86,6 +87,8 @@ export function batchEmbeddings(
    */
   function grow(): void {
     if (closed || starting > 0 || pool.length >= maxWorkers || waiting.length < GROW_AT_WAITING || idle.length > 0) return;
+    // After a failed start (no memory for another model, say), not again for a while: no start loop under load.
+    if (Date.now() - failedAt < releaseAfterMs) return;
     starting++;
     const worker = opts.spawn!();
     worker.load().then(
@@ -99,10 +102,12 @@ export function batchEmbeddings(
         armRelease();
         dispatch();
       },
-      () => {
-        // The pool keeps serving with what it has; the next burst tries again.
+      (error: unknown) => {
+        // The pool keeps serving with what it has; a later burst tries again.
         starting--;
+        failedAt = Date.now();
         void worker.close?.();
+        opts.log?.(`another model worker could not start (${(error as Error).message}); serving on ${pool.length}`);
       },
     );
   }
