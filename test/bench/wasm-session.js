@@ -22,7 +22,7 @@ const feeds = { input_ids: new ort.Tensor("int64", ids, [B, W]), attention_mask:
 if (session.inputNames.includes("token_type_ids")) feeds.token_type_ids = new ort.Tensor("int64", new BigInt64Array(B * W), [B, W]);
 let t = performance.now();
 await session.run(feeds);
-const first = performance.now() - t;
+const firstMs = performance.now() - t;
 const r3 = rss();
 const q = {
   input_ids: new ort.Tensor("int64", ids.slice(0, 24), [1, 24]),
@@ -50,6 +50,7 @@ console.log(
     imported: +r1,
     session: +r2,
     afterBatch: +r3,
+    firstBatchMs: Math.round(firstMs),
     final: +rss(),
     q24p50: +times[10].toFixed(1),
     b8x64p50: +bt[2].toFixed(1),

@@ -149,7 +149,10 @@ describe("batching embed calls", () => {
 
   it("one call waiting behind a busy worker (a first request during the warm-up run) starts no other", async () => {
     let spawned = 0;
-    const spawn = () => (spawned++, fakeEmbedder().embedder);
+    const spawn = () => {
+      spawned++;
+      return fakeEmbedder().embedder;
+    };
     const batched = batchEmbeddings(fakeEmbedder().embedder, { spawn, maxWorkers: 2 });
     await Promise.all([batched.embed(["warm up"], "query"), batched.embed(["first request"], "document")]);
     expect(spawned).toBe(0);
