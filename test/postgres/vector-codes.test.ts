@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import pg from "pg";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it, vi } from "vitest";
 import { vectorCodes } from "../../src/service/retrieval/int8-kernel.js";
 import { WorkspaceIndex, storeSource } from "../../src/service/retrieval/vector-index.js";
 import { openPostgresStore } from "../../src/service/store/postgres/index.js";
@@ -15,6 +15,8 @@ import { openSqliteStore } from "../../src/service/store/sqlite/index.js";
 import type { MemoryStore, NewMemory } from "../../src/service/store/types.js";
 import { canStartPostgres, startPostgres, type PgCluster } from "../support/pg.js";
 import { ROOT } from "../support/service.js";
+
+vi.setConfig({ testTimeout: 120_000, hookTimeout: 120_000 });
 
 const T0 = Date.UTC(2025, 0, 1);
 const DIMS = 16;
@@ -66,7 +68,10 @@ const stores: { name: string; open: () => Promise<Opened> }[] = [
       };
       return {
         store: openSqliteStore(file),
-        unmigrate: async () => void sql((db) => db.exec("ALTER TABLE memory_vectors DROP COLUMN codes; PRAGMA user_version = 8;")),
+        unmigrate: async () =>
+          void sql((db) =>
+            db.exec("DROP INDEX memories_vector_scan; ALTER TABLE memory_vectors DROP COLUMN codes; PRAGMA user_version = 8;"),
+          ),
         rows: async () =>
           sql((db) => db.prepare("SELECT memory_id, vector, codes FROM memory_vectors ORDER BY memory_id").raw().all()) as [
             number,

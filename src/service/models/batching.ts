@@ -47,6 +47,8 @@ export const DEFAULT_BATCH_TEXTS = 8;
 export const DEFAULT_BATCH_CHARS = 1_000;
 /** Measured with the fleet benchmark: long enough for the requests of one burst to meet, short beside a model run. */
 export const DEFAULT_BATCH_WINDOW_MS = 2;
+/** Calls waiting on busy workers that start another worker (with `spawn`). */
+const GROW_AT_WAITING = 2;
 /** How long a worker started under concurrent load stays once idle (BRAIN_EMBED_WORKER_IDLE_MS): long beside a burst. */
 export const EMBED_WORKER_IDLE_MS = 15_000;
 
@@ -73,14 +75,20 @@ export function batchEmbeddings(
   /** When each spawned worker last finished a run; the release timer closes those idle for releaseAfterMs. */
   const idleSince = new Map<PoolWorker, number>();
   let starting = 0;
+  let failedAt = -Infinity;
   let closed = false;
   let timer: NodeJS.Timeout | null = null;
   let immediate: NodeJS.Immediate | null = null;
   let releaseTimer: NodeJS.Timeout | null = null;
 
-  /** Calls wait and every worker is busy: one more worker, loaded before it takes work (one start at a time). */
+  /**
+   * Calls queue while every worker is busy: one more worker, loaded before it takes work (one start at a time). One
+   * waiting call is not load (the warm-up run and a first request meet at every start): it goes after one model run.
+   */
   function grow(): void {
-    if (closed || starting > 0 || pool.length >= maxWorkers || waiting.length === 0 || idle.length > 0) return;
+    if (closed || starting > 0 || pool.length >= maxWorkers || waiting.length < GROW_AT_WAITING || idle.length > 0) return;
+    // After a failed start (no memory for another model, say), not again for a while: no start loop under load.
+    if (Date.now() - failedAt < releaseAfterMs) return;
     starting++;
     const worker = opts.spawn!();
     worker.load().then(
@@ -94,10 +102,12 @@ export function batchEmbeddings(
         armRelease();
         dispatch();
       },
-      () => {
-        // The pool keeps serving with what it has; the next burst tries again.
+      (error: unknown) => {
+        // The pool keeps serving with what it has; a later burst tries again.
         starting--;
+        failedAt = Date.now();
         void worker.close?.();
+        opts.log?.(`another model worker could not start (${(error as Error).message}); serving on ${pool.length}`);
       },
     );
   }
@@ -164,8 +174,14 @@ export function batchEmbeddings(
   }
 
   function dispatch(): void {
-    while (idle.length > 0 && waiting.length > 0) void run(idle.shift()!, takeBatch());
+    while (idle.length > 0 && waiting.length > 0) void run(takeIdle(), takeBatch());
     grow();
+  }
+
+  /** A worker given at the start when one is idle, else the spawned one used last: the others stay idle and go. */
+  function takeIdle(): PoolWorker {
+    const given = idle.findIndex((w) => !idleSince.has(w));
+    return idle.splice(given >= 0 ? given : idle.length - 1, 1)[0]!;
   }
 
   async function run(worker: PoolWorker, batch: Pending[]): Promise<void> {
