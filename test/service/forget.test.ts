@@ -111,7 +111,9 @@ describe("admin memory delete", () => {
   });
 });
 
-describe("admin memory forget", () => {
+// Each of these runs `admin memory forget`, which loads the sentence model in a process of its own (WebAssembly in
+// a clone: 25 s at load 15), so each has the time of that load and its work.
+describe("admin memory forget", { timeout: 90_000 }, () => {
   const forget = (extra: (string | number)[]) =>
     a.admin(["memory", "forget", "--workspace", a.workspaceId, "--query", "the staging database server", "--min-score", "0.5", ...extra]);
 
