@@ -1,7 +1,7 @@
 // The hybrid score's constants (DESIGN.md "Retrieval and decay"), in one place; the README documents them.
 //
 //   score = confidence · (0.75·relevance'² + 0.10·recency + 0.10·importance' + 0.05·frequency)   (× 0.2 when expired)
-//   confidence = σ((best cosine − floor + 0.1·best whole-word share − center) / width)        (CONFIDENCE below)
+//   confidence = σ((best cosine − floor + 0.15·best whole-word share − 0.241) / 0.065)     (CONFIDENCE below)
 //   relevance'  = fused / best fused among the candidates                               (1 for the best match)
 //   fused       = 0.4·cosine' + 0.6·lexical / (best lexical + s)                       (FUSION; ./fusion.ts)
 //   cosine'     = (cosine − floor) / (best cosine among the candidates − floor), within 0..1
@@ -36,9 +36,9 @@ export const WEIGHTS = {
  * min(1, (best cosine − floor) / 0.19), and questions unrelated to every memory scored 0.40-0.57.
  */
 export const CONFIDENCE = {
-  center: 0.12,
-  width: 0.03,
-  wordShare: 0.1,
+  center: 0.241,
+  width: 0.065,
+  wordShare: 0.15,
 } as const;
 
 /** relevance' is raised to this power (1 would be linear). */
