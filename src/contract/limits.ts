@@ -17,10 +17,13 @@ export const QUERY_MAX_CHARS = 2_000;
 export const TOP_K_MIN = 1;
 export const TOP_K_MAX = 50;
 export const TOP_K_DEFAULT = 5;
-/** Retrieve min_score: 0..1, default 0. */
+/**
+ * Retrieve min_score: 0..1. The default, applied when a retrieve omits it, keeps answers and drops questions unrelated
+ * to every memory (the score is calibrated: src/service/retrieval/weights.ts CONFIDENCE; docs/decisions.md, issue 30).
+ */
 export const MIN_SCORE_MIN = 0;
 export const MIN_SCORE_MAX = 1;
-export const MIN_SCORE_DEFAULT = 0;
+export const MIN_SCORE_DEFAULT = 0.15;
 /** The caller's meta object, serialized as JSON: at most 4 KiB. */
 export const META_MAX_BYTES = 4 * 1024;
 /** The caller's meta object: nested at most this deep (the object itself is depth 1) and this many keys in all. */

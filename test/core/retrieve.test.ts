@@ -1,8 +1,12 @@
 // Hybrid retrieval through openService over a real SQLite file, with a pinned clock.
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { frequency, importanceTerm, recency } from "../../src/service/retrieval/score.js";
-import { CONFIDENCE_SPAN, EXPIRED_FACTOR, RELEVANCE_FLOOR, WEIGHTS } from "../../src/service/retrieval/weights.js";
+import { MIN_SCORE_DEFAULT } from "../../src/contract/limits.js";
+import { parseRetrieveRequest } from "../../src/service/http/validation.js";
+import { lexicalEvidence } from "../../src/service/retrieval/fusion.js";
+import { confidence, frequency, importanceTerm, recency } from "../../src/service/retrieval/score.js";
+import { foldText, wordMatch, wordsOf } from "../../src/service/retrieval/search-terms.js";
+import { CONFIDENCE, EXPIRED_FACTOR, LEXICAL_EVIDENCE, RELEVANCE_FLOOR, WEIGHTS } from "../../src/service/retrieval/weights.js";
 import { openTestService, pinnedClock, tempDir, workspaceOf } from "./support.js";
 
 const tmp = tempDir();
@@ -39,13 +43,13 @@ describe("ranking", () => {
     expect(got.memories[0]!.score).toBeGreaterThan(got.memories[1]!.score);
   });
 
-  it("a memory the store's lexical index finds joins the answer with its raw cosine, though below the floor", async () => {
+  it("a memory the lexical index finds, holding several query words whole, joins with its raw cosine though below the floor", async () => {
     const { auth } = await workspaceOf(service);
     const near = await service.store(auth, { text: "grandma lives in sweden", meta: {} }, {});
     const wordy = await service.store(
       auth,
       {
-        text: "a long note about gardening painting cooking hiking swimming reading travelling singing dancing running and grandma",
+        text: "a long note about gardening painting cooking hiking swimming reading travelling singing dancing running and grandma lives",
         meta: {},
       },
       {},
@@ -98,7 +102,7 @@ describe("ranking", () => {
     expect(got).toEqual({ memories: [], count: 0 });
   });
 
-  it("a best match that barely clears the floor scores low and min_score drops it; a clear one scores as before", async () => {
+  it("a best match that barely clears the floor scores low and the default min_score drops it; a clear one scores high", async () => {
     const { auth } = await workspaceOf(service);
     await service.store(auth, { text: "the ci pipeline runs on github actions with eleven parallel jobs", meta: {} }, {});
     await service.store(auth, { text: "quarterly planning starts in october", meta: {} }, {});
@@ -106,12 +110,12 @@ describe("ranking", () => {
     const weak = await service.retrieve(auth, { query: "jobs today", top_k: 5, min_score: 0 });
     expect(weak.count).toBe(1);
     expect(weak.memories[0]!.similarity).toBeGreaterThanOrEqual(RELEVANCE_FLOOR);
-    expect(weak.memories[0]!.similarity).toBeLessThan(RELEVANCE_FLOOR + CONFIDENCE_SPAN);
-    expect(weak.memories[0]!.score).toBeLessThan(0.5);
-    expect((await service.retrieve(auth, { query: "jobs today", top_k: 5, min_score: 0.5 })).count).toBe(0);
+    expect(weak.memories[0]!.similarity - RELEVANCE_FLOOR).toBeLessThan(CONFIDENCE.center);
+    expect(weak.memories[0]!.score).toBeLessThan(MIN_SCORE_DEFAULT);
+    expect((await service.retrieve(auth, { query: "jobs today", top_k: 5, min_score: MIN_SCORE_DEFAULT })).count).toBe(0);
 
-    const clear = await service.retrieve(auth, { query: "ci pipeline github actions jobs", top_k: 5, min_score: 0.5 });
-    expect(clear.memories[0]!.similarity).toBeGreaterThan(RELEVANCE_FLOOR + CONFIDENCE_SPAN);
+    const clear = await service.retrieve(auth, { query: "ci pipeline github actions jobs", top_k: 5, min_score: MIN_SCORE_DEFAULT });
+    expect(clear.memories[0]!.similarity - RELEVANCE_FLOOR).toBeGreaterThan(CONFIDENCE.center + 2 * CONFIDENCE.width);
     expect(clear.memories[0]!.score).toBeGreaterThan(0.75);
   });
 
@@ -163,7 +167,8 @@ describe("decay and access", () => {
       WEIGHTS.recency * recency(Date.parse("2025-06-20T00:00:00Z"), Date.parse("2025-06-01T00:00:00Z")) +
       WEIGHTS.importance * importanceTerm(7) +
       WEIGHTS.frequency * frequency(1);
-    expect(m.score).toBeCloseTo(raw * EXPIRED_FACTOR, 5);
+    const sure = confidence(RELEVANCE_FLOOR, m.similarity, 1);
+    expect(m.score).toBeCloseTo(sure * raw * EXPIRED_FACTOR, 5);
     expect(m.meta).toEqual({
       owner: "sam",
       temporal: { type: "time_bound", valid_until: "2025-06-10T00:00:00Z" },
@@ -204,5 +209,75 @@ describe("decay and access", () => {
     expect(second.memories[0]).toMatchObject({ access_count: 2, last_accessed_at: "2025-06-03T09:00:00Z" });
     const other = await service.retrieve(auth, { query: "holiday calendar", top_k: 5, min_score: 0 });
     expect(other.memories[0]!.access_count).toBe(1);
+  });
+});
+
+describe("lexical evidence (issue 30)", () => {
+  const words = (text: string) => wordsOf(foldText(text));
+
+  it("a query word held whole or inflected is a word; found only inside a longer word it is a fragment", () => {
+    expect(wordMatch("use", words("The user prefers concise answers"))).toBe("fragment");
+    expect(wordMatch("product", words("The production cluster runs in eu-west-1"))).toBe("fragment");
+    expect(wordMatch("sign", words("The design system is called Quartz"))).toBe("fragment");
+    expect(wordMatch("painting", words("Caroline: I love these paintings"))).toBe("word");
+    expect(wordMatch("paint", words("Melanie painted a sunset"))).toBe("word");
+    expect(wordMatch("plan", words("We planned the offsite"))).toBe("word");
+    expect(wordMatch("atlas", words("Atlas uses Postgres 16"))).toBe("word");
+  });
+
+  it("names match in any language: diacritics folded as the index folds them, unspaced scripts as the index found them", () => {
+    expect(wordMatch("tomas", words("Their contact is Tomás Ibarra"))).toBe("word");
+    expect(wordMatch("tomás", words("Their contact is Tomas Ibarra"))).toBe("word");
+    expect(wordMatch("müller", words("Frau Müller leitet das Team"))).toBe("word");
+    expect(wordMatch("東京", words("来月東京に行きます"))).toBe("word");
+  });
+
+  it("a fragment counts a tenth of a whole word, and alone does not carry a memory below the floor", () => {
+    const match = { id: 1, score: 0, queryWeight: 0, total: 40, terms: { use: 3 } };
+    const whole = lexicalEvidence(match, "Atlas: we use Postgres");
+    const fragment = lexicalEvidence(match, "The user prefers concise answers");
+    expect(fragment.score).toBeCloseTo(LEXICAL_EVIDENCE.fragment * whole.score, 9);
+    expect(fragment.wordScore).toBe(0);
+    expect(fragment.carriesWeight).toBe(false);
+  });
+
+  it("several whole words, or one rare one, carry a memory below the floor; one common word does not", () => {
+    const text = "Dana's manager is Priya Natarajan, VP of Platform Engineering";
+    const common = { id: 1, score: 0, queryWeight: 0, total: 1000, terms: { manager: 40 } };
+    expect(lexicalEvidence(common, text).carriesWeight).toBe(false);
+    expect(lexicalEvidence({ ...common, terms: { manager: 40, platform: 60 } }, text).carriesWeight).toBe(true);
+    expect(lexicalEvidence({ ...common, terms: { natarajan: 2 } }, text).carriesWeight).toBe(true);
+    expect(lexicalEvidence({ ...common, terms: { natarajan: 2 } }, "Natarajanski was here").carriesWeight).toBe(false);
+  });
+
+  it("a memory below the floor whose only link to the query is a word fragment is not returned", async () => {
+    const { auth } = await workspaceOf(service);
+    const fragment = await service.store(auth, { text: "the user prefers concise answers and bullet lists", meta: {} }, {});
+    const right = await service.store(auth, { text: "atlas runs on postgres sixteen", meta: {} }, {});
+    const got = await service.retrieve(auth, { query: "which database does atlas use", top_k: 5, min_score: 0 });
+    expect(got.memories.map((m) => m.id)).toEqual([right.memory_id]);
+    expect(got.memories.map((m) => m.id)).not.toContain(fragment.memory_id);
+  });
+});
+
+describe("the calibrated score (issue 30)", () => {
+  it("confidence grows with the best evidence, is one half at the fitted center, and whole words add to it", () => {
+    expect(confidence(0.2, 0.2 + CONFIDENCE.center)).toBeCloseTo(0.5, 9);
+    expect(confidence(0.2, 0.25)).toBeLessThan(confidence(0.2, 0.35));
+    expect(confidence(0.2, 0.3, 1)).toBeGreaterThan(confidence(0.2, 0.3, 0));
+    expect(confidence(0.2, 0.9)).toBeGreaterThan(0.99);
+  });
+
+  it("a retrieve without min_score applies the default", async () => {
+    const { auth } = await workspaceOf(service);
+    await service.store(auth, { text: "the ci pipeline runs on github actions with eleven parallel jobs", meta: {} }, {});
+    await service.store(auth, { text: "quarterly planning starts in october", meta: {} }, {});
+    const weak = await service.retrieve(auth, { query: "jobs today", top_k: 5, min_score: 0 });
+    expect(weak.count).toBe(1);
+    expect(weak.memories[0]!.score).toBeLessThan(MIN_SCORE_DEFAULT);
+    // What the HTTP layer hands the service when the body has no min_score (./validation.ts).
+    const input = parseRetrieveRequest({ query: "jobs today", top_k: 5 });
+    expect(input.min_score).toBe(MIN_SCORE_DEFAULT);
+    expect((await service.retrieve(auth, input)).count).toBe(0);
   });
 });

@@ -23,14 +23,8 @@ const runPipeline = process.env.EVAL_PIPELINE !== "0";
 /** A min_score an agent might pass to keep only confident answers: the scores are read from the same responses. */
 const CONFIDENT_SCORE = 0.5;
 
-/** Questions no memory answers: with the default min_score a relevant-only service returns nothing. */
-const UNRELATED = [
-  "What is the capital of Mongolia?",
-  "How many moons does Jupiter have?",
-  "Recommend a recipe for lemon drizzle cake.",
-  "Who won the 1966 football world cup?",
-  "Explain the rules of cricket.",
-];
+/** Questions no memory answers (the set's `unrelated`, dev and holdout): with the default min_score, nothing comes back. */
+const UNRELATED = set("retrieval").unrelated;
 
 async function evaluateRetrieval(service) {
   const { memories, questions } = set("retrieval");
@@ -50,7 +44,7 @@ async function evaluateRetrieval(service) {
   const rows = [];
   for (const question of questions) {
     const res = await scored.retrieve(question.q, 5);
-    const byCosine = await cosine.retrieve(question.q, 50);
+    const byCosine = await cosine.retrieve(question.q, 50, 0);
     const relevant = (name) => question.answers.map((id) => idOf[name].get(id));
     const cosineRanked = [...byCosine.body.memories].sort((a, b) => b.similarity - a.similarity).map((m) => m.id);
     const confident = res.body.memories.filter((m) => m.score >= CONFIDENT_SCORE).map((m) => m.id);
@@ -64,13 +58,16 @@ async function evaluateRetrieval(service) {
       cosine: firstRank(cosineRanked, relevant("cosine")),
     });
   }
-  let unrelatedEmpty = 0;
+  // The retrieves above and here send no min_score: the service's default applies (issue 30).
+  const unrelatedEmpty = { dev: 0, holdout: 0 };
   let unrelatedUnconfident = 0;
-  for (const query of UNRELATED) {
-    const { memories: found } = (await scored.retrieve(query, 5)).body;
-    if (found.length === 0) unrelatedEmpty++;
+  for (const { q, split } of UNRELATED) {
+    const { memories: found } = (await scored.retrieve(q, 5)).body;
+    if (found.length === 0) unrelatedEmpty[split]++;
     if (found.every((m) => m.score < CONFIDENT_SCORE)) unrelatedUnconfident++;
   }
+  const count = (split) => UNRELATED.filter((u) => u.split === split).length;
+  const kept = (split) => rows.filter((r) => r.question.split === split);
   const pick = (filter, field) => rankMeasures(rows.filter((r) => filter(r.question)).map((r) => r[field]));
   return {
     all: pick(() => true, "score"),
@@ -79,7 +76,9 @@ async function evaluateRetrieval(service) {
     names: pick((q) => q.kind === "name", "score"),
     cosineAll: pick(() => true, "cosine"),
     cosineHoldout: pick((q) => q.split === "holdout", "cosine"),
-    unrelatedEmpty: `${unrelatedEmpty}/${UNRELATED.length}`,
+    unrelatedEmpty: `${unrelatedEmpty.dev + unrelatedEmpty.holdout}/${UNRELATED.length}`,
+    unrelatedEmptyHoldout: `${unrelatedEmpty.holdout}/${count("holdout")}`,
+    keptHoldout: `${kept("holdout").filter((r) => r.score > 0).length}/${kept("holdout").length}`,
     confident: pick(() => true, "confident"),
     unrelatedUnconfident: `${unrelatedUnconfident}/${UNRELATED.length}`,
     misses: rows.filter((r) => r.score !== 1).map((r) => `${r.question.q} -> rank ${r.score || "none"}`),
@@ -222,7 +221,9 @@ row(`  names/numbers recall@3 (n=${first.names.n})`, (x) => r(x).names.r3);
 row(`retrieval recall@3, cosine alone (n=${first.all.n})`, (x) => r(x).cosineAll.r3);
 row(`retrieval MRR, cosine alone`, (x) => r(x).cosineAll.mrr);
 row(`  holdout recall@3, cosine alone`, (x) => r(x).cosineHoldout.r3);
-row("unrelated questions answered with nothing", (x) => r(x).unrelatedEmpty);
+row("unrelated questions answered with nothing (default min_score)", (x) => r(x).unrelatedEmpty);
+row("  holdout unrelated answered with nothing (default min_score)", (x) => r(x).unrelatedEmptyHoldout);
+row("  holdout answers kept in the top 5 (default min_score)", (x) => r(x).keptHoldout);
 row(`recall@3 with min_score ${CONFIDENT_SCORE} (same answers)`, (x) => r(x).confident.r3);
 row(`unrelated questions answered with nothing at min_score ${CONFIDENT_SCORE}`, (x) => r(x).unrelatedUnconfident);
 const d = results[kinds[0]].dedup;

@@ -62,7 +62,9 @@ function client(baseUrl, apiKey) {
   }
   return {
     store: (text, meta) => call("POST", "/v1/memory/store", meta ? { text, meta } : { text }),
-    retrieve: (query, topK = 5) => call("POST", "/v1/memory/retrieve", { query, top_k: topK }),
+    /** No min_score unless given: the service's default applies, as for an agent. */
+    retrieve: (query, topK = 5, minScore) =>
+      call("POST", "/v1/memory/retrieve", minScore === undefined ? { query, top_k: topK } : { query, top_k: topK, min_score: minScore }),
     status: () => call("GET", "/v1/status"),
   };
 }

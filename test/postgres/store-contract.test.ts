@@ -117,6 +117,14 @@ describe.each(stores)("the store contract on $name", ({ open }) => {
     expect(withUnknown[0]!.queryWeight).toBeCloseTo(matches[0]!.queryWeight + rarest, 9);
   });
 
+  it("names the query words each match holds, with how many memories hold each, and the workspace's size", async () => {
+    const matches = await store.searchText(ws, ["grandma", "caroline", "zeppelin"], 10);
+    const byId = new Map(matches.map((m) => [m.id, m]));
+    expect(byId.get(ids.sweden!)).toMatchObject({ total: 4, terms: { grandma: 1, caroline: 2 } });
+    expect(byId.get(ids["café"]!)).toMatchObject({ total: 4, terms: { caroline: 2 } });
+    expect(Object.keys(byId.get(ids["café"]!)!.terms)).toEqual(["caroline"]);
+  });
+
   it("finds a word at the start of a longer word (SQLite: anywhere inside it)", async () => {
     expect(await searchIds(store, ws, ["potter"], 10)).toEqual([ids.pottery]);
     expect(await searchIds(store, ws, ["kanelbull"], 10)).toEqual([ids["café"]]);

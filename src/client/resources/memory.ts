@@ -6,7 +6,7 @@ import { RetrieveResponseSchema, StoreResponseSchema, type RetrieveResponse, typ
 export interface RetrieveOptions {
   /** How many memories at most (the service allows 1..50, default 5). Sent as `top_k`. */
   topK?: number;
-  /** The lowest hybrid score to return (0..1, default 0). Sent as `min_score`. */
+  /** The lowest hybrid score to return (0..1); the service's default, MIN_SCORE_DEFAULT, when omitted. Sent as `min_score`. */
   minScore?: number;
 }
 

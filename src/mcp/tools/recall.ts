@@ -31,7 +31,10 @@ const input = z.object({
     .min(MIN_SCORE_MIN)
     .max(MIN_SCORE_MAX)
     .optional()
-    .describe(`Leave out memories scoring below this (${MIN_SCORE_MIN}..${MIN_SCORE_MAX}, default ${MIN_SCORE_DEFAULT}).`),
+    .describe(
+      `Leave out memories scoring below this (${MIN_SCORE_MIN}..${MIN_SCORE_MAX}, default ${MIN_SCORE_DEFAULT}, which keeps answers ` +
+        "and leaves out memories unrelated to the query; 0 returns every candidate).",
+    ),
 });
 
 export const recall = defineTool({
@@ -40,7 +43,8 @@ export const recall = defineTool({
   description:
     "Search long-term memory for what was remembered before. Use it before answering anything about the user " +
     "(preferences, background, people), the project or past decisions, and whenever earlier context might help, " +
-    "instead of guessing or asking again. Returns the best matches first with a score; memories marked expired " +
+    "instead of guessing or asking again. Returns the best matches first with a score (0..1, how sure the match is; " +
+    `below ${MIN_SCORE_DEFAULT} left out unless min_score says otherwise), or nothing when no memory is about the query; memories marked expired ` +
     "describe something that has ended.",
   inputSchema: input,
   outputSchema: RetrieveResponseSchema,

@@ -4,7 +4,9 @@
 // matches, stays ranked by meaning). A calibrated convex combination: measured against reciprocal rank fusion on
 // LoCoMo's development half and the project's own set (docs/decisions.md, issue 18).
 import { speakerOf } from "../pipeline/same-fact.js";
-import { FUSION } from "./weights.js";
+import type { LexicalMatch } from "../store/types.js";
+import { foldText, wordMatch, wordsOf } from "./search-terms.js";
+import { FUSION, LEXICAL_EVIDENCE } from "./weights.js";
 
 const clamp01 = (x: number) => (x < 0 ? 0 : x > 1 ? 1 : x);
 
@@ -49,4 +51,41 @@ export function speakerFactor(queryWords: ReadonlySet<string>, memoryText: strin
   const speaker = speakerOf(memoryText);
   if (speaker === null) return 1;
   return [...wordSet(speaker)].every((w) => queryWords.has(w)) ? FUSION.namedSpeaker : 1;
+}
+
+/** A lexical match as the memory's own words support it. */
+export interface LexicalEvidence {
+  /** Σ IDF of the query words it holds, a word found only inside a longer word counting LEXICAL_EVIDENCE.fragment. */
+  score: number;
+  /** Σ IDF of the query words it holds whole (or inflected). */
+  wordScore: number;
+  /** Several query words held whole, or one rare word: enough for a memory below the relevance floor to join. */
+  carriesWeight: boolean;
+}
+
+/** BM25's inverse document frequency of a word `n` of `total` memories hold (../store/shared-sql.ts). */
+const idf = (n: number, total: number) => Math.log(1 + (total - n + 0.5) / (n + 0.5));
+
+/**
+ * Weighs each query word the index matched by how the memory's text holds it: whole or inflected counts in full, a
+ * fragment inside a longer word (SQLite's trigrams find `use` in `user`, PostgreSQL's prefixes `use` in `user` too)
+ * only LEXICAL_EVIDENCE.fragment of it. Computed here over the text, so both stores weigh a match alike.
+ */
+export function lexicalEvidence(match: LexicalMatch, text: string): LexicalEvidence {
+  const words = wordsOf(foldText(text));
+  const rareAtMost = Math.max(1, LEXICAL_EVIDENCE.rareShare * match.total);
+  let score = 0;
+  let wordScore = 0;
+  let whole = 0;
+  let rare = false;
+  for (const [term, n] of Object.entries(match.terms)) {
+    const weight = idf(n, match.total);
+    if (wordMatch(term, words) === "word") {
+      score += weight;
+      wordScore += weight;
+      whole += 1;
+      if (n <= rareAtMost) rare = true;
+    } else score += LEXICAL_EVIDENCE.fragment * weight;
+  }
+  return { score, wordScore, carriesWeight: whole >= LEXICAL_EVIDENCE.severalWords || rare };
 }

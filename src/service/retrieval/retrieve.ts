@@ -6,8 +6,8 @@ import type { Embedder } from "../models/types.js";
 import type { MemoryRecord, MemoryStore } from "../store/types.js";
 import { isoSeconds } from "../time.js";
 import type { RetrieveInput } from "../types.js";
-import { hybridScore } from "./score.js";
-import { fusedRelevance, speakerFactor, wordSet } from "./fusion.js";
+import { confidence, withinScore } from "./score.js";
+import { fusedRelevance, lexicalEvidence, speakerFactor, wordSet, type LexicalEvidence } from "./fusion.js";
 import { searchTerms } from "./search-terms.js";
 import { storeSource, type VectorIndexes } from "./vector-index.js";
 import { FUSION, relevanceFloorFor } from "./weights.js";
@@ -27,6 +27,89 @@ export function temporalOf(m: MemoryRecord): Temporal {
     : { type: "persistent", valid_until: null };
 }
 
+/** A candidate memory of a query, ranked: `within` is its hybrid score before the query's confidence (./score.ts). */
+export interface RankedCandidate {
+  record: MemoryRecord;
+  cosine: number;
+  within: number;
+  expired: boolean;
+}
+
+/** What a query's best evidence was (the inputs of ./score.ts confidence) and its candidates, best first. */
+export interface RankedQuery {
+  bestCosine: number;
+  bestWordShare: number;
+  candidates: RankedCandidate[];
+}
+
+/**
+ * Every candidate of the query, ranked, with the query's evidence; null when no memory reaches the relevance floor
+ * (a query unrelated to every memory returns nothing, whatever words it shares). The calibration reads this
+ * (test/eval/calibrate.js).
+ */
+export async function rankCandidates(
+  deps: Pick<RetrieveDeps, "store" | "reads" | "indexes" | "embedder">,
+  workspaceId: number,
+  queryText: string,
+  nowMs: number,
+): Promise<RankedQuery | null> {
+  const { store, indexes, embedder } = deps;
+  const floats = (ids: readonly number[]) => store.vectorsOf(workspaceId, ids);
+  const [[query], index, lexical] = await Promise.all([
+    embedder.embed([queryText], "query"),
+    indexes.refreshShared(workspaceId, storeSource(store, workspaceId)),
+    store.searchText(workspaceId, searchTerms(queryText), FUSION.lexicalDepth),
+  ]);
+  const floor = relevanceFloorFor(embedder.id);
+  // The dense channel: the nearest memories at or above the relevance floor.
+  const dense = await index.search(query!, floor, FUSION.denseDepth, floats);
+  if (dense.length === 0) return null;
+  // The lexical channel's memories get their raw cosines too (`similarity` is always the cosine).
+  const inDense = new Set(dense.map((m) => m.id));
+  const lexicalOnly = await index.cosinesOf(
+    query!,
+    lexical.filter((m) => !inDense.has(m.id)).map((m) => m.id),
+    floats,
+  );
+  const cosines = new Map([...dense, ...lexicalOnly].map((m) => [m.id, m.cosine]));
+  const found = deps.reads.withPendingReads(workspaceId, await store.getMemories(workspaceId, [...cosines.keys()]));
+  const records = new Map(found.map((r) => [r.id, r]));
+  // The lexical evidence as the memory's own words give it: a query word found only inside a longer word weighs little,
+  // and a memory below the floor stays out unless its whole words carry weight (./lexical-evidence in ./fusion.ts).
+  const evidence = new Map<number, LexicalEvidence>();
+  for (const match of lexical) {
+    const record = records.get(match.id);
+    if (record && cosines.has(match.id)) evidence.set(match.id, lexicalEvidence(match, record.text));
+  }
+  for (const [id, cosine] of cosines) {
+    if (cosine < floor && !(evidence.get(id)?.carriesWeight ?? false)) cosines.delete(id);
+  }
+  const bestCosine = dense[0]!.cosine;
+  const queryWeight = lexical[0]?.queryWeight ?? 0;
+  let bestLexical = 0;
+  let bestWords = 0;
+  for (const [id, e] of evidence) {
+    if (!cosines.has(id)) continue;
+    bestLexical = Math.max(bestLexical, e.score);
+    bestWords = Math.max(bestWords, e.wordScore);
+  }
+  const context = { floor, bestCosine, bestLexical, queryWeight };
+  const queryWords = wordSet(queryText);
+  const relevance = new Map<number, number>();
+  for (const [id, cosine] of cosines) {
+    const record = records.get(id);
+    if (record) relevance.set(id, fusedRelevance(cosine, evidence.get(id)?.score ?? 0, context) * speakerFactor(queryWords, record.text));
+  }
+  const bestRelevance = Math.max(...relevance.values());
+  const candidates: RankedCandidate[] = [];
+  for (const [id, fused] of relevance) {
+    const record = records.get(id)!;
+    candidates.push({ record, cosine: cosines.get(id)!, ...withinScore({ ...record, relevance: fused / bestRelevance }, nowMs) });
+  }
+  candidates.sort((a, b) => b.within - a.within || b.cosine - a.cosine);
+  return { bestCosine, bestWordShare: queryWeight > 0 ? bestWords / queryWeight : 0, candidates };
+}
+
 /**
  * `countAsRecall: false` (the dashboard's searches) leaves access counts, recency and usage untouched; the answer then
  * shows each memory as the store holds it.
@@ -37,52 +120,14 @@ export async function retrieveMemories(
   input: RetrieveInput,
   { countAsRecall = true }: { countAsRecall?: boolean } = {},
 ): Promise<RetrieveResponse> {
-  const { store, indexes, embedder } = deps;
-  const floats = (ids: readonly number[]) => store.vectorsOf(workspaceId, ids);
-  const [[query], index, lexical] = await Promise.all([
-    embedder.embed([input.query], "query"),
-    indexes.refreshShared(workspaceId, storeSource(store, workspaceId)),
-    store.searchText(workspaceId, searchTerms(input.query), FUSION.lexicalDepth),
-  ]);
-  const floor = relevanceFloorFor(embedder.id);
-  // The dense channel: the nearest memories at or above the relevance floor.
-  const dense = await index.search(query!, floor, FUSION.denseDepth, floats);
-  // A query unrelated to every memory (nothing reaches the floor) returns nothing, whatever words it shares.
-  if (dense.length === 0) {
-    if (countAsRecall) await deps.reads.recordRead(workspaceId, [], deps.now().getTime());
-    return { memories: [], count: 0 };
-  }
-  // The lexical channel's memories get their raw cosines too (`similarity` is always the cosine).
-  const inDense = new Set(dense.map((m) => m.id));
-  const lexicalOnly = await index.cosinesOf(
-    query!,
-    lexical.filter((m) => !inDense.has(m.id)).map((m) => m.id),
-    floats,
-  );
-  const cosines = new Map([...dense, ...lexicalOnly].map((m) => [m.id, m.cosine]));
-  const lexicalScores = new Map(lexical.filter((m) => cosines.has(m.id)).map((m) => [m.id, m.score]));
-  const bestCosine = dense[0]!.cosine;
-  const context = { floor, bestCosine, bestLexical: lexical[0]?.score ?? 0, queryWeight: lexical[0]?.queryWeight ?? 0 };
-  const found = deps.reads.withPendingReads(workspaceId, await store.getMemories(workspaceId, [...cosines.keys()]));
-  const records = new Map(found.map((r) => [r.id, r]));
-  const queryWords = wordSet(input.query);
-  const relevance = new Map<number, number>();
-  for (const [id, cosine] of cosines) {
-    const record = records.get(id);
-    if (record) relevance.set(id, fusedRelevance(cosine, lexicalScores.get(id) ?? 0, context) * speakerFactor(queryWords, record.text));
-  }
-  const bestRelevance = Math.max(...relevance.values());
-
   const nowMs = deps.now().getTime();
-  const scored = [];
-  for (const [id, fused] of relevance) {
-    const record = records.get(id)!;
-    const cosine = cosines.get(id)!;
-    const { score, expired } = hybridScore({ ...record, relevance: fused / bestRelevance }, { nowMs, floor, bestCosine });
-    if (score >= input.min_score) scored.push({ record, cosine, score, expired });
-  }
-  scored.sort((a, b) => b.score - a.score || b.cosine - a.cosine);
-  const chosen = scored.slice(0, input.top_k);
+  const ranked = await rankCandidates(deps, workspaceId, input.query, nowMs);
+  // One factor per query: the ranking within it is the candidates' own, the threshold means the same across queries.
+  const sure = ranked === null ? 0 : confidence(relevanceFloorFor(deps.embedder.id), ranked.bestCosine, ranked.bestWordShare);
+  const chosen = (ranked?.candidates ?? [])
+    .map((c) => ({ ...c, score: clamp01(sure * c.within) }))
+    .filter((c) => c.score >= input.min_score)
+    .slice(0, input.top_k);
 
   if (countAsRecall)
     await deps.reads.recordRead(
@@ -108,4 +153,5 @@ export async function retrieveMemories(
   return { memories, count: memories.length };
 }
 
+const clamp01 = (x: number) => (x < 0 ? 0 : x > 1 ? 1 : x);
 const round6 = (x: number) => Math.round(x * 1e6) / 1e6;

@@ -1,14 +1,7 @@
 // The hybrid score of one candidate memory (weights and shape in ./weights.ts).
 import { DAY_MS } from "../time.js";
 import { IMPORTANCE_MAX, IMPORTANCE_MIN } from "../../contract/limits.js";
-import {
-  CONFIDENCE_SPAN,
-  EXPIRED_FACTOR,
-  FREQUENCY_SATURATION_LOG2,
-  RECENCY_HALF_LIFE_DAYS,
-  SIMILARITY_EXPONENT,
-  WEIGHTS,
-} from "./weights.js";
+import { CONFIDENCE, EXPIRED_FACTOR, FREQUENCY_SATURATION_LOG2, RECENCY_HALF_LIFE_DAYS, SIMILARITY_EXPONENT, WEIGHTS } from "./weights.js";
 
 export interface ScoreInput {
   /** The memory's fused relevance over the best candidate's (1 for the best), in 0..1. */
@@ -25,13 +18,20 @@ export interface ScoreContext {
   floor: number;
   /** The best cosine among the candidates. */
   bestCosine: number;
+  /** The best share of the query's lexical weight a candidate holds in whole words (0..1; 0 when none). */
+  bestWordShare?: number;
 }
 
 const clamp01 = (x: number) => (x < 0 ? 0 : x > 1 ? 1 : x);
 
-/** How far the query's best match clears the floor, saturating at 1 (one factor for every candidate of a query). */
-export function confidence(floor: number, bestCosine: number): number {
-  return clamp01((bestCosine - floor) / CONFIDENCE_SPAN);
+/**
+ * How sure the query is to have an answer among the memories, 0..1, one factor for every candidate of a query: a
+ * logistic of its best evidence, how far the best cosine clears the floor plus the best whole-word lexical share
+ * (weights.ts CONFIDENCE, fitted in test/eval/calibrate.js).
+ */
+export function confidence(floor: number, bestCosine: number, bestWordShare = 0): number {
+  const evidence = bestCosine - floor + CONFIDENCE.wordShare * clamp01(bestWordShare);
+  return 1 / (1 + Math.exp(-(evidence - CONFIDENCE.center) / CONFIDENCE.width));
 }
 
 export function recency(nowMs: number, lastTouchMs: number): number {
@@ -51,13 +51,18 @@ export function isExpired(validUntil: number | null, nowMs: number): boolean {
   return validUntil !== null && validUntil < nowMs;
 }
 
-export function hybridScore(m: ScoreInput, ctx: ScoreContext): { score: number; expired: boolean } {
-  const expired = isExpired(m.valid_until, ctx.nowMs);
+/** A candidate's score before the query's confidence: relevance' squared, then recency, importance and frequency. */
+export function withinScore(m: ScoreInput, nowMs: number): { within: number; expired: boolean } {
+  const expired = isExpired(m.valid_until, nowMs);
   const raw =
-    confidence(ctx.floor, ctx.bestCosine) *
-    (WEIGHTS.similarity * clamp01(m.relevance) ** SIMILARITY_EXPONENT +
-      WEIGHTS.recency * recency(ctx.nowMs, m.last_accessed_at ?? m.created_at) +
-      WEIGHTS.importance * importanceTerm(m.importance) +
-      WEIGHTS.frequency * frequency(m.access_count));
-  return { score: clamp01(expired ? raw * EXPIRED_FACTOR : raw), expired };
+    WEIGHTS.similarity * clamp01(m.relevance) ** SIMILARITY_EXPONENT +
+    WEIGHTS.recency * recency(nowMs, m.last_accessed_at ?? m.created_at) +
+    WEIGHTS.importance * importanceTerm(m.importance) +
+    WEIGHTS.frequency * frequency(m.access_count);
+  return { within: clamp01(expired ? raw * EXPIRED_FACTOR : raw), expired };
+}
+
+export function hybridScore(m: ScoreInput, ctx: ScoreContext): { score: number; expired: boolean } {
+  const { within, expired } = withinScore(m, ctx.nowMs);
+  return { score: clamp01(confidence(ctx.floor, ctx.bestCosine, ctx.bestWordShare) * within), expired };
 }

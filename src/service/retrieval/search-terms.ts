@@ -20,3 +20,38 @@ export function searchTerms(query: string): string[] {
   }
   return [...terms];
 }
+
+/** How a memory holds a query word the lexical index matched. */
+export type WordMatch = "word" | "fragment";
+
+/** Scripts written without spaces between words: whatever the index matched inside a run of them is taken as a word. */
+const UNSPACED = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}]/u;
+
+/**
+ * What may follow a query word for a longer word to be the same word inflected: the plural and possessive, the past
+ * and the -ing form, with the consonant doubled or not ("painting" → "paintings", "plan" → "planned"). Deliberately
+ * not a Porter/Snowball stem, which also joins derivations ("product" with "production", "general" with "generous"
+ * under Lancaster): those are the fragments the issue counts as noise (docs/decisions.md, issue 30).
+ */
+const INFLECTION = /^(?:s|es|ed|d|ing)$/;
+
+/** Lower case, compatibility forms folded and diacritics dropped, as SQLite's index (remove_diacritics) reads text. */
+export const foldText = (text: string) => text.normalize("NFKC").toLowerCase().normalize("NFD").replace(/\p{M}/gu, "");
+
+/** The words of a (folded) text. */
+export const wordsOf = (folded: string): ReadonlySet<string> => new Set(folded.match(/[\p{L}\p{N}]+/gu) ?? []);
+
+/**
+ * "word" when the memory holds the query word whole or inflected (`words` from wordsOf(foldText(text))), else
+ * "fragment": the index found it only inside a longer word (`use` in `user`, `sign` in `design`).
+ */
+export function wordMatch(term: string, words: ReadonlySet<string>): WordMatch {
+  const t = foldText(term);
+  if (UNSPACED.test(t) || words.has(t)) return "word";
+  for (const w of words) {
+    if (w.length <= t.length || !w.startsWith(t)) continue;
+    const rest = w.slice(t.length);
+    if (INFLECTION.test(rest) || (rest[0] === t.at(-1) && INFLECTION.test(rest.slice(1)))) return "word";
+  }
+  return "fragment";
+}

@@ -1,10 +1,10 @@
 // The hybrid score's constants (DESIGN.md "Retrieval and decay"), in one place; the README documents them.
 //
 //   score = confidence · (0.75·relevance'² + 0.10·recency + 0.10·importance' + 0.05·frequency)   (× 0.2 when expired)
+//   confidence = σ((best cosine − floor + 0.15·best whole-word share − 0.241) / 0.065)     (CONFIDENCE below)
 //   relevance'  = fused / best fused among the candidates                               (1 for the best match)
 //   fused       = 0.4·cosine' + 0.6·lexical / (best lexical + s)                       (FUSION; ./fusion.ts)
 //   cosine'     = (cosine − floor) / (best cosine among the candidates − floor), within 0..1
-//   confidence  = min(1, (best cosine among the candidates − floor) / 0.19)          (the same for every candidate)
 //   recency     = 2^(−days since last access, or creation, / 30)
 //   importance' = (importance − 1) / 9
 //   frequency   = min(1, log2(1 + access_count) / 6)
@@ -27,14 +27,19 @@ export const WEIGHTS = {
 } as const;
 
 /**
- * relevance' makes the best candidate 1 whatever its cosine, so without more a query unrelated to every memory scored
- * 0.9 for whichever memory barely cleared the floor, and min_score could not drop it. Every score of a query is
- * therefore multiplied by confidence = min(1, (best cosine − floor) / CONFIDENCE_SPAN): one factor per query, so the
- * ranking is unchanged (and so are the evaluation's recall and MRR), but a best match just above the floor scores
- * near 0. 0.19: with the default embedder the median cosine of the right answer over the evaluation's paraphrased
- * questions is 0.328 (floor 0.14 + 0.188), so half of those questions keep full scores.
+ * relevance' makes the best candidate 1 whatever its cosine, so every score of a query is multiplied by one factor,
+ * confidence = σ((best cosine − floor + wordShare · best whole-word lexical share − center) / width) (./score.ts): the
+ * ranking within a query is unchanged, and the score means the same across queries, so one threshold (the default
+ * min_score, ../../contract/limits.ts) keeps answers and drops questions unrelated to every memory. Fitted on the
+ * dev parts of the project's set and LoCoMo's development half, with questions asked of another conversation as
+ * unrelated ones (test/eval/calibrate.js; curve in test/eval/README.md). Until issue 30 the factor was linear,
+ * min(1, (best cosine − floor) / 0.19), and questions unrelated to every memory scored 0.40-0.57.
  */
-export const CONFIDENCE_SPAN = 0.19;
+export const CONFIDENCE = {
+  center: 0.241,
+  width: 0.065,
+  wordShare: 0.15,
+} as const;
 
 /** relevance' is raised to this power (1 would be linear). */
 export const SIMILARITY_EXPONENT = 2;
@@ -90,3 +95,15 @@ export function relevanceFloorFor(embedderId: string): number {
   for (const [prefix, floor] of RELEVANCE_FLOOR_BY_EMBEDDER) if (embedderId.startsWith(prefix)) return floor;
   return RELEVANCE_FLOOR;
 }
+
+/**
+ * How the lexical channel weighs a query word by the way a memory holds it (./fusion.ts lexicalEvidence, issue 30).
+ * A word found only inside a longer word (`use` in `user`, `sign` in `design`) counts a tenth of a whole one; a memory
+ * below the relevance floor joins the answer only with `severalWords` query words held whole, or one rare word (held
+ * by at most `rareShare` of the workspace's memories, at least by one).
+ */
+export const LEXICAL_EVIDENCE = {
+  fragment: 0.1,
+  severalWords: 2,
+  rareShare: 0.01,
+} as const;

@@ -1,7 +1,7 @@
 // The SQL both stores run, written once: statements differ only in placeholders (`?` or `$n`), in how an id list
 // travels (a JSON array on SQLite, a bigint[] on PostgreSQL) and in a few function names. Each store runs the
 // statement its own way; the dashboard's queries live beside these in ./dashboard-sql.ts.
-import type { HealthCountsQuery } from "./types.js";
+import type { HealthCountsQuery, LexicalMatch } from "./types.js";
 
 export type Dialect = "sqlite" | "postgres";
 
@@ -120,7 +120,9 @@ export const sqliteMatchableTerms = (terms: readonly string[]) => terms.filter((
  * weight are scalar subqueries (computed once) and each word's count a window over its postings. As joined
  * subqueries, PostgreSQL (before the table had statistics) ran them once per matching memory: a second for a common
  * word at 10,000 memories (docs/decisions.md, "PostgreSQL's retrieve tail"). The arithmetic is in floating point:
- * PostgreSQL's `numeric` ln() cost 11 ms over 4,000 postings at 100,000 memories.
+ * PostgreSQL's `numeric` ln() cost 11 ms over 4,000 postings at 100,000 memories. Each match also names the query
+ * words it holds with their document counts (`terms`) and the workspace's size (`total`): retrieval weighs a word
+ * found only inside a longer word (`use` in `user`) apart from a whole-word match (../retrieval/search-terms.ts).
  */
 export function lexicalSearchStatement(dialect: Dialect, workspaceId: number, terms: readonly string[], limit: number): Statement {
   const p = new Params(dialect);
@@ -144,8 +146,22 @@ export function lexicalSearchStatement(dialect: Dialect, workspaceId: number, te
           total AS (${workspaceSize(dialect, p.add(workspaceId))}),
           query AS (SELECT sum(${idf("df")}) + (${p.add(terms.length)} - count(*)) * ${idf("0")} AS weight
                       FROM (SELECT DISTINCT t, df FROM weighted) AS words)
-     SELECT id, sum(${idf("df")}) AS score, (SELECT weight FROM query) AS "queryWeight"
+     SELECT id, sum(${idf("df")}) AS score, (SELECT weight FROM query) AS "queryWeight",
+            CAST((SELECT n FROM total) AS double precision) AS total, ${dialect === "sqlite" ? "json_group_object" : "json_object_agg"}(t, df) AS terms
        FROM weighted
       GROUP BY id ORDER BY score DESC, id LIMIT ${p.add(limit)}`,
   );
+}
+
+/** A lexical search's rows as LexicalMatch: `terms` arrives as JSON text from SQLite and parsed from PostgreSQL. */
+export function lexicalMatches(
+  rows: ReadonlyArray<{ id: number | string; score: number; queryWeight: number; total: number; terms: string | Record<string, number> }>,
+): LexicalMatch[] {
+  return rows.map((r) => ({
+    id: Number(r.id),
+    score: Number(r.score),
+    queryWeight: Number(r.queryWeight),
+    total: Number(r.total),
+    terms: typeof r.terms === "string" ? (JSON.parse(r.terms) as Record<string, number>) : r.terms,
+  }));
 }

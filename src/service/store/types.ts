@@ -67,6 +67,10 @@ export interface LexicalMatch {
    * word no memory holds counting as the rarest. `score / queryWeight` is the share of the query a memory matches.
    */
   queryWeight: number;
+  /** The workspace's number of memories (N of the IDF). */
+  total: number;
+  /** The query words this memory holds (as the index matches them), each with how many memories hold it (n). */
+  terms: Record<string, number>;
 }
 
 /** A memory to insert; the store assigns `id`, `rev`, `updated_at = created_at`, `access_count = 0`. */

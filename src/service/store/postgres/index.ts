@@ -48,6 +48,7 @@ import {
   Params,
   bytesToVector,
   healthCountsStatement,
+  lexicalMatches,
   lexicalSearchStatement,
   listMemoriesStatement,
   vectorToBytes,
@@ -518,7 +519,9 @@ export class PostgresStore implements MemoryStore {
 
   async searchText(workspaceId: number, terms: readonly string[], limit: number): Promise<LexicalMatch[]> {
     if (terms.length === 0 || limit <= 0) return [];
-    return run<LexicalMatch>(this.db, lexicalSearchStatement("postgres", workspaceId, terms, limit));
+    return lexicalMatches(
+      await run<Parameters<typeof lexicalMatches>[0][number]>(this.db, lexicalSearchStatement("postgres", workspaceId, terms, limit)),
+    );
   }
 
   async recentWorkspaces(limit: number): Promise<number[]> {

@@ -19,7 +19,6 @@ import {
   type NewKey,
   type ReadsBatch,
   type UsageKind,
-  type LexicalMatch,
   type VectorRecord,
   type WorkspaceTx,
 } from "../types.js";
@@ -28,6 +27,7 @@ import {
   MEMORY_COLUMNS,
   bytesToVector,
   healthCountsStatement,
+  lexicalMatches,
   lexicalSearchStatement,
   listMemoriesStatement,
   sqliteMatchableTerms,
@@ -786,7 +786,9 @@ export function openSqliteStore(path: string): MemoryStore {
     async searchText(workspaceId, terms, limit) {
       const matchable = sqliteMatchableTerms(terms);
       if (matchable.length === 0 || limit <= 0) return [];
-      return readAllNow(lexicalSearchStatement("sqlite", workspaceId, matchable, limit)) as unknown as LexicalMatch[];
+      return lexicalMatches(
+        readAllNow(lexicalSearchStatement("sqlite", workspaceId, matchable, limit)) as unknown as Parameters<typeof lexicalMatches>[0],
+      );
     },
     recentWorkspaces: async (limit) => q.recentWorkspaces.all(limit) as number[],
     async getMemories(workspaceId, ids) {

@@ -1,0 +1,225 @@
+// The score's calibration (issue 30): how sure a query is to have an answer (src/service/retrieval/score.ts
+// confidence) and the default min_score. In-process over the built service: memories are stored through openService
+// (the real pipeline, dedup included; LoCoMo's turns straight into the store) in a SQLite file, then each question is ranked by the service's own
+// rankCandidates, which gives the query's evidence (best cosine, best whole-word lexical share) and each candidate's
+// score before confidence. Answerable questions: the project set's questions and LoCoMo's development half (each
+// conversation's own questions); unrelated ones: the project set's `unrelated` and each LoCoMo conversation's
+// questions asked of the next conversation's workspace. Dev rows fit; holdout rows only report.
+//
+//   npm run build && node test/eval/calibrate-score.js [--conversations 26,30] [--locomo-questions 60] [--json FILE]
+// Prints the logistic fit (dev), then the curve per threshold: answers kept (the answer among the first top_k with a
+// score at or above it) and unrelated questions answered (any memory at or above it), per set and split.
+import { mkdtempSync, rmSync, writeFileSync, readFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { parseArgs } from "node:util";
+import { openService } from "../../dist/service/open.js";
+import { loadModels } from "../../dist/service/models/index.js";
+import { openStore } from "../../dist/service/store/open-store.js";
+import { VectorIndexes } from "../../dist/service/retrieval/vector-index.js";
+import { directReads } from "../../dist/service/bookkeeping.js";
+import { rankCandidates } from "../../dist/service/retrieval/retrieve.js";
+import { confidence } from "../../dist/service/retrieval/score.js";
+import { relevanceFloorFor, CONFIDENCE } from "../../dist/service/retrieval/weights.js";
+import { MIN_SCORE_DEFAULT } from "../../dist/contract/limits.js";
+import { conversationIds, loadConversation } from "./locomo/dataset.js";
+import { embedAll } from "./locomo/dense.js";
+
+const { values: args } = parseArgs({
+  options: {
+    conversations: { type: "string" },
+    "locomo-questions": { type: "string", default: "80" },
+    json: { type: "string" },
+    from: { type: "string" },
+  },
+});
+const set = JSON.parse(readFileSync(new URL("./sets/retrieval.json", import.meta.url), "utf8"));
+
+/** Every question's evidence and the rank and within-score of its answer: the rows the fit and the curve read. */
+async function collect() {
+  const dir = mkdtempSync(path.join(os.tmpdir(), "brain-calibrate-"));
+  const dbPath = path.join(dir, "calibrate.db");
+  const models = await loadModels({ ...process.env });
+  const service = await openService({ dbPath, env: {}, models });
+  const workspace = async (name) => {
+    const ws = await service.createWorkspace({ name });
+    const key = await service.createKey(ws.id);
+    return { id: ws.id, auth: await service.authenticate(key.apiKey) };
+  };
+  const store = async (ws, text, meta = {}) => (await service.store(ws.auth, { text, meta }, {})).memory_id;
+
+  const workspaces = [];
+  const project = await workspace("project");
+  const projectIds = new Map();
+  for (const m of set.memories) projectIds.set(m.id, await store(project, m.text));
+  workspaces.push({
+    ws: project,
+    set: "project",
+    questions: [
+      ...set.questions.map((q) => ({ q: q.q, split: q.split, answers: q.answers.map((id) => projectIds.get(id)) })),
+      ...set.unrelated.map((q) => ({ q: q.q, split: q.split, answers: [] })),
+    ],
+  });
+  const conversations = conversationIds(args.conversations).map((id) => loadConversation(id));
+  const locomoWorkspaces = [];
+  for (const c of conversations) locomoWorkspaces.push(await workspace(`locomo-${c.id}`));
+  await service.close();
+
+  const embedder = models.embedder;
+  const storeRead = await openStore({ dbPath });
+  // LoCoMo's turns go straight into the store with their vectors (no pipeline: stored through the service, the 2,760
+  // turns took over half an hour on the shared machine); each turn is its own memory, as none is merged.
+  const perConversation = Number(args["locomo-questions"]);
+  const sample = (questions) =>
+    questions.filter((_, i) => i % Math.max(1, Math.floor(questions.length / perConversation)) === 0).slice(0, perConversation);
+  const locomo = [];
+  for (const [i, c] of conversations.entries()) {
+    const ws = locomoWorkspaces[i];
+    const vectors = await embedAll(
+      embedder,
+      c.turns.map((t) => t.text),
+      "document",
+    );
+    const byDia = new Map();
+    const now = Date.now();
+    await storeRead.writeInWorkspace(ws.id, async (tx) => {
+      for (const [j, t] of c.turns.entries()) {
+        const row = {
+          workspace_id: ws.id,
+          text: t.text,
+          meta: t.meta,
+          vector: vectors[j],
+          embedder_id: embedder.id,
+          importance: 5,
+          temporal_type: "persistent",
+          valid_until: null,
+          categories: [],
+          created_at: now,
+        };
+        byDia.set(t.diaId, (await tx.insertMemory(row)).id);
+      }
+    });
+    locomo.push({ c, ws, byDia });
+    process.stderr.write(`stored conversation ${c.id} (${c.turns.length} turns)\n`);
+  }
+  locomo.forEach(({ c, ws, byDia }, i) => {
+    const other = locomo[(i + 1) % locomo.length].c;
+    workspaces.push({
+      ws,
+      set: "locomo",
+      questions: [
+        ...sample(c.questions).map((q) => ({ q: q.question, split: "dev", answers: q.evidence.map((d) => byDia.get(d)) })),
+        ...(other === c ? [] : sample(other.questions).map((q) => ({ q: q.question, split: "dev", answers: [] }))),
+      ],
+    });
+  });
+
+  const deps = { store: storeRead, reads: directReads(storeRead), indexes: new VectorIndexes(embedder.dimensions, embedder.id), embedder };
+  const rows = [];
+  for (const { ws, set: name, questions } of workspaces) {
+    for (const q of questions) {
+      const ranked = await rankCandidates(deps, ws.id, q.q, Date.now());
+      const candidates = ranked?.candidates ?? [];
+      const rank = candidates.findIndex((c) => q.answers.includes(c.record.id));
+      rows.push({
+        set: name,
+        split: q.split,
+        q: q.q,
+        answerable: q.answers.length > 0,
+        bestCosine: ranked?.bestCosine ?? null,
+        bestWordShare: ranked?.bestWordShare ?? 0,
+        topWithin: candidates[0]?.within ?? 0,
+        answerRank: rank < 0 ? null : rank + 1,
+        answerWithin: rank < 0 ? 0 : candidates[rank].within,
+      });
+    }
+  }
+  await storeRead.close();
+  await models.close?.();
+  rmSync(dir, { recursive: true, force: true });
+  return { rows, floor: relevanceFloorFor(embedder.id) };
+}
+
+const { rows, floor } = args.from ? JSON.parse(readFileSync(args.from, "utf8")) : await collect();
+if (args.json) writeFileSync(args.json, JSON.stringify({ rows, floor }));
+
+const evidence = (r, wordShare) => (r.bestCosine === null ? null : r.bestCosine - floor + wordShare * r.bestWordShare);
+
+/** Logistic regression of answerable on evidence (one feature), by Newton's method; the dev rows of both sets. */
+function fitLogistic(points) {
+  let a = 0;
+  let b = 10;
+  for (let iter = 0; iter < 50; iter++) {
+    let ga = 0,
+      gb = 0,
+      haa = 0,
+      hab = 0,
+      hbb = 0;
+    for (const { x, y } of points) {
+      const p = 1 / (1 + Math.exp(-(a + b * x)));
+      ga += y - p;
+      gb += (y - p) * x;
+      const w = p * (1 - p) + 1e-9;
+      haa += w;
+      hab += w * x;
+      hbb += w * x * x;
+    }
+    const det = haa * hbb - hab * hab;
+    a += (hbb * ga - hab * gb) / det;
+    b += (haa * gb - hab * ga) / det;
+  }
+  const ll = points.reduce((s, { x, y }) => {
+    const p = 1 / (1 + Math.exp(-(a + b * x)));
+    return s + (y ? Math.log(p + 1e-12) : Math.log(1 - p + 1e-12));
+  }, 0);
+  return { center: -a / b, width: 1 / b, ll };
+}
+
+// Each set weighs the same in the fit: the project set's rows are repeated to match LoCoMo's.
+const dev = rows.filter((r) => r.split === "dev");
+const sets = [...new Set(dev.map((r) => r.set))];
+let best = null;
+for (const wordShare of [0, 0.05, 0.1, 0.15, 0.2, 0.3, 0.4]) {
+  const points = [];
+  for (const name of sets) {
+    const mine = dev.filter((r) => r.set === name);
+    const repeat = Math.max(1, Math.round(dev.length / sets.length / mine.length));
+    for (const r of mine) for (let i = 0; i < repeat; i++) points.push({ x: evidence(r, wordShare) ?? -1, y: r.answerable ? 1 : 0 });
+  }
+  const fit = { wordShare, ...fitLogistic(points) };
+  console.log(
+    `fit (dev): wordShare ${wordShare} center ${fit.center.toFixed(4)} width ${fit.width.toFixed(4)} log-likelihood ${fit.ll.toFixed(1)}`,
+  );
+  // Newton's method can run off when the classes separate; such a fit (width near 0) is not a calibration.
+  if (fit.width > 1e-3 && Number.isFinite(fit.ll) && (!best || fit.ll > best.ll)) best = fit;
+}
+console.log(`best fit (dev): ${JSON.stringify(best)}; shipped: ${JSON.stringify(CONFIDENCE)}, default min_score ${MIN_SCORE_DEFAULT}`);
+
+/** The curve with the shipped confidence: answers kept and unrelated questions answered at threshold t. */
+const topK = (name) => (name === "locomo" ? 10 : 5);
+const sure = (r) => (r.bestCosine === null ? 0 : confidence(floor, r.bestCosine, r.bestWordShare));
+const kept = (r, t) => r.answerRank !== null && r.answerRank <= topK(r.set) && sure(r) * r.answerWithin >= t;
+const answered = (r, t) => r.bestCosine !== null && sure(r) * r.topWithin >= t;
+const groups = [...new Set(rows.map((r) => `${r.set}/${r.split}`))];
+console.log(`\nthreshold | ${groups.map((g) => `${g}: answers kept / unrelated answered`).join(" | ")}`);
+for (const t of [0, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.5, 0.6]) {
+  const cells = groups.map((g) => {
+    const [name, split] = g.split("/");
+    const mine = rows.filter((r) => r.set === name && r.split === split);
+    const yes = mine.filter((r) => r.answerable);
+    const no = mine.filter((r) => !r.answerable);
+    return `${yes.filter((r) => kept(r, t)).length}/${yes.length} (${(yes.filter((r) => kept(r, t)).length / yes.length).toFixed(3)}) / ${no.filter((r) => answered(r, t)).length}/${no.length}`;
+  });
+  console.log(`${t.toFixed(2).padStart(9)} | ${cells.join(" | ")}`);
+}
+const ceiling = groups.map((g) => {
+  const [name, split] = g.split("/");
+  const yes = rows.filter((r) => r.set === name && r.split === split && r.answerable);
+  return `${g}: ${yes.filter((r) => r.answerRank !== null && r.answerRank <= topK(name)).length}/${yes.length}`;
+});
+console.log(`answer among the first top_k at threshold 0 (the ceiling): ${ceiling.join(", ")}`);
+if (process.env.CALIBRATE_ROWS)
+  for (const r of rows.filter((x) => x.set === "project"))
+    console.log(
+      `${r.split} ${r.answerable ? "A" : "U"} cos ${r.bestCosine?.toFixed(3)} share ${r.bestWordShare.toFixed(2)} sure ${sure(r).toFixed(2)} rank ${r.answerRank} within ${r.answerWithin.toFixed(2)} top ${r.topWithin.toFixed(2)} ${r.q}`,
+    );
