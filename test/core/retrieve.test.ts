@@ -104,9 +104,13 @@ describe("ranking", () => {
 
   it("a best match that barely clears the floor scores low and the default min_score drops it; a clear one scores high", async () => {
     const { auth } = await workspaceOf(service);
-    await service.store(auth, { text: "the ci pipeline runs on github actions with eleven parallel jobs", meta: {} }, {});
+    await service.store(
+      auth,
+      { text: "the ci pipeline runs on github actions with eleven parallel jobs and nightly builds", meta: {} },
+      {},
+    );
     await service.store(auth, { text: "quarterly planning starts in october", meta: {} }, {});
-    // one shared word of two (bag of words: cosine 1/√16 = 0.25): just above the test embedder's floor 0.2
+    // one shared word of two (bag of words: cosine 1/√20 = 0.224): just above the test embedder's floor 0.2
     const weak = await service.retrieve(auth, { query: "jobs today", top_k: 5, min_score: 0 });
     expect(weak.count).toBe(1);
     expect(weak.memories[0]!.similarity).toBeGreaterThanOrEqual(RELEVANCE_FLOOR);
@@ -270,7 +274,11 @@ describe("the calibrated score (issue 30)", () => {
 
   it("a retrieve without min_score applies the default", async () => {
     const { auth } = await workspaceOf(service);
-    await service.store(auth, { text: "the ci pipeline runs on github actions with eleven parallel jobs", meta: {} }, {});
+    await service.store(
+      auth,
+      { text: "the ci pipeline runs on github actions with eleven parallel jobs and nightly builds", meta: {} },
+      {},
+    );
     await service.store(auth, { text: "quarterly planning starts in october", meta: {} }, {});
     const weak = await service.retrieve(auth, { query: "jobs today", top_k: 5, min_score: 0 });
     expect(weak.count).toBe(1);

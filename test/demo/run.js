@@ -71,6 +71,13 @@ await call(
 );
 await call(name("recall"), { query: "which database does Atlas use?" }, "recall: which database does Atlas use?");
 await call(name("recall"), { query: "how should I format my replies to this user?", top_k: 2 }, "recall: how should I format my replies?");
+// MiniLM links this question to the preference only weakly (cosine about 0.2, score about 0.04): under the default
+// min_score it is left out, so an agent that wants weak matches too asks with min_score 0 (test/eval/README.md).
+await call(
+  name("recall"),
+  { query: "how should I format my replies to this user?", top_k: 2, min_score: 0 },
+  "recall: how should I format my replies? (min_score 0: weak matches too)",
+);
 await call(name("recall"), { query: "who do we talk to at Northwind?", top_k: 1 }, "recall: who do we talk to at Northwind?");
 await call(name("recall"), { query: "recipe for sourdough bread", min_score: 0.3 }, "recall: recipe for sourdough bread (never stored)");
 await call(name("health"), {}, "health: how good is this memory?");

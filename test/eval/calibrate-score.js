@@ -202,7 +202,7 @@ const kept = (r, t) => r.answerRank !== null && r.answerRank <= topK(r.set) && s
 const answered = (r, t) => r.bestCosine !== null && sure(r) * r.topWithin >= t;
 const groups = [...new Set(rows.map((r) => `${r.set}/${r.split}`))];
 console.log(`\nthreshold | ${groups.map((g) => `${g}: answers kept / unrelated answered`).join(" | ")}`);
-for (const t of [0, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.5, 0.6]) {
+for (const t of [0, 0.02, 0.03, 0.04, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.5, 0.6]) {
   const cells = groups.map((g) => {
     const [name, split] = g.split("/");
     const mine = rows.filter((r) => r.set === name && r.split === split);
