@@ -1,7 +1,7 @@
 // `brain-mcp admin`: workspace and key administration directly on the service's store.
 import { parseArgs } from "node:util";
 import type { WorkspaceStatus } from "../contract/wire.js";
-import { createJsonLog, parseLogLevel } from "../service/http/json-log.js";
+import { createJsonLog, parseLogLevel } from "../service/process/json-log.js";
 import type { AdminService, MemoryService, Workspace } from "../service/types.js";
 import { openStore, reportFailure, resolveStoreLocation } from "./serve.js";
 import { checkWebhookCommand, WEBHOOK_USAGE } from "./webhook.js";
