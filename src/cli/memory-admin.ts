@@ -6,7 +6,7 @@ import { FORGET_MIN_SCORE_DEFAULT } from "../service/dashboard/choices.js";
 import { loadOptional } from "../service/process/optional-deps.js";
 import type { MemoryStore } from "../service/store/types.js";
 import type { ServiceLog } from "../service/types.js";
-import { parseId, UsageError } from "./admin.js";
+import { parseId, UsageError } from "./admin-usage.js";
 import type { StoreLocation } from "./serve.js";
 import type { TransferOutput } from "./transfer.js";
 
