@@ -1,20 +1,23 @@
 #!/usr/bin/env bash
-# Installs both packages the way a user does and drives them (issue 20): `npm pack` the adapter package (brain-mcp,
+# Installs both packages the way a user does and drives them (issues 20, 29): `npm pack` the adapter package (brain-mcp,
 # prepack builds and checks it) and the service package (brain-mcp-service, staged by scripts/package/service.js),
-# install each tarball into an empty project from the npm registry alone (the machine reaches nothing else), then:
-# the adapter alone against a `serve` (initialize, tools/list, remember, recall over stdio), and `--embedded` end to
-# end. Prints both installed sizes and install times; fails beyond the size goals (adapter 15 MB, service 200 MB).
+# serve both tarballs from a registry (.ci/tiny-registry.mjs; every other package comes from the npm registry, the
+# machine reaches nothing else) and install them BY NAME as the README says: the adapter into an empty project, the
+# service with `npm install -g` (into a prefix of this check's own). Then: the adapter alone against the global
+# `brain-mcp-service serve` (initialize, tools/list, remember, recall over stdio), `brain-mcp-service --embedded` end
+# to end, and `brain-mcp serve` once the adapter is installed globally beside it. Prints both installed sizes and
+# install times; fails beyond the size goals (adapter 15 MB, service 200 MB).
 # The native model runtime (issue 27): this platform's @brain-mcp/onnxruntime-<target> is built from the official
-# onnxruntime-node tarball (scripts/onnxruntime/) and packed too, as it cannot be published from here, and installed
-# with the service tarball as the registry would give it; serve's log must say the native runtime runs (on Linux x64),
-# and the genuineness test passes on the runtime installed. BENCH_KEEP=DIR keeps the installed project there.
+# onnxruntime-node tarball (scripts/onnxruntime/) and packed too, as it cannot be published from here, and served by
+# the same registry, so npm picks it as the service's optional dependency as it would for a user; serve's log must say
+# the native runtime runs (on Linux x64), and the genuineness test passes on the runtime installed.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 work="$(mktemp -d "${TMPDIR:-/tmp}/brain-install.XXXXXX")"
-serve_pid=""
+serve_pid="" registry_pid=""
 cleanup() {
   [ -z "$serve_pid" ] || kill "$serve_pid" 2>/dev/null || true
-  [ -z "${BENCH_KEEP:-}" ] || [ ! -d "$work/service" ] || { rm -rf "$BENCH_KEEP"; cp -a "$work/service" "$BENCH_KEEP"; }
+  [ -z "$registry_pid" ] || kill "$registry_pid" 2>/dev/null || true
   rm -rf "$work"
 }
 trap cleanup EXIT
@@ -53,19 +56,33 @@ else
   say "no native runtime package for this machine: $(cat "$work/native.err")"
 fi
 
-# install <dir> <tarball...>: an empty project, the tarballs installed; prints seconds and MB.
-install() {
-  local dir="$1"; shift
-  mkdir -p "$dir" && cd "$dir"
-  echo '{ "name": "install-check", "version": "1.0.0", "private": true, "type": "module" }' > package.json
+upstream="$(npm config get registry)"
+node "$root/.ci/tiny-registry.mjs" "$upstream" "$adapter_tgz" "$service_tgz" "${native_tgz[@]}" >"$work/registry.url" 2>"$work/registry.log" &
+registry_pid=$!
+for _ in $(seq 1 100); do [ -s "$work/registry.url" ] && break; sleep 0.1; done
+registry="$(cat "$work/registry.url")"
+[ -n "$registry" ] || fail "the registry did not start: $(cat "$work/registry.log")"
+export npm_config_registry="$registry"
+say "the packed tarballs served by name from $registry (everything else from $upstream)"
+
+# timed <folder to measure> <npm install arguments...>: prints seconds and MB.
+timed() {
+  local measured="$1"; shift
   local started; started=$(date +%s%3N)
   npm install --no-audit --no-fund --prefer-offline --loglevel=error "$@" </dev/null >/dev/null
   millis=$(( $(date +%s%3N) - started ))
   seconds="$(( millis / 1000 )).$(( millis % 1000 / 100 ))"
-  megabytes=$(( $(du -sk node_modules | cut -f1) / 1024 ))
+  megabytes=$(( $(du -sk "$measured" | cut -f1) / 1024 ))
+}
+# install <dir> <package...>: an empty project, the packages installed by name.
+install() {
+  local dir="$1"; shift
+  mkdir -p "$dir" && cd "$dir"
+  echo '{ "name": "install-check", "version": "1.0.0", "private": true, "type": "module" }' > package.json
+  timed node_modules "$@"
 }
 
-install "$work/adapter" "$adapter_tgz"
+install "$work/adapter" brain-mcp
 adapter_line="adapter package: ${megabytes} MB installed in ${seconds} s (goal ≤ ${ADAPTER_MAX_MB} MB, ≤ ${ADAPTER_GOAL_S} s from a warm cache)"
 say "$adapter_line; packages: $(ls node_modules | tr '\n' ' ')"
 [ "$megabytes" -le "$ADAPTER_MAX_MB" ] || fail "$adapter_line"
@@ -84,16 +101,23 @@ set -e
 grep -q "npm install -g brain-mcp-service" <<<"$out" || fail "brain-mcp serve without the service package did not say what to install: $out"
 say "adapter alone: brain-mcp serve -> $out"
 
-install "$work/service" "$adapter_tgz" "$service_tgz" "${native_tgz[@]}"
-service_line="service package: ${megabytes} MB installed in ${seconds} s with the adapter and the native runtime (goal ≤ ${SERVICE_MAX_MB} MB)"
-say "$service_line; native runtime packages: $(ls node_modules/@brain-mcp 2>/dev/null | tr '\n' ' ')"
+# The README's line: `npm install -g brain-mcp-service`, here into a prefix of this check's own.
+global="$work/global"
+mkdir -p "$global" && cd "$work"
+timed "$global/lib/node_modules" -g --prefix "$global" brain-mcp-service
+service_line="service package: ${megabytes} MB installed globally in ${seconds} s with the adapter (goal ≤ ${SERVICE_MAX_MB} MB)"
+say "$service_line"
 [ "$megabytes" -le "$SERVICE_MAX_MB" ] || fail "$service_line"
-[ -z "$(find node_modules -name 'onnxruntime-node' -print -quit)" ] || fail "onnxruntime-node (with its install script) was installed"
-node "$root/.ci/genuine-installed.mjs" "$root/test/fixtures/minilm/reference.json" --expect "$expect_runtime" \
+[ -x "$global/bin/brain-mcp-service" ] || fail "npm install -g brain-mcp-service linked no brain-mcp-service command"
+say "npm install -g brain-mcp-service linked: $(ls "$global/bin" | tr '\n' ' ')"
+"$global/bin/brain-mcp-service" --help | grep -q "brain-mcp serve" || fail "brain-mcp-service --help did not print the usage"
+say "native runtime packages installed: $(ls "$global/lib/node_modules/brain-mcp-service/node_modules/@brain-mcp" "$global/lib/node_modules/@brain-mcp" 2>/dev/null | tr '\n' ' ')"
+[ -z "$(find "$global/lib/node_modules" -name 'onnxruntime-node' -print -quit)" ] || fail "onnxruntime-node (with its install script) was installed"
+(cd "$global/lib" && node "$root/.ci/genuine-installed.mjs" "$root/test/fixtures/minilm/reference.json" --expect "$expect_runtime") \
   || fail "the installed model runtime is not the expected one, or not genuine"
 
-# `serve` from the service package, on a free port, in this check's own data folder.
-node_modules/.bin/brain-mcp-service serve --port 0 </dev/null >"$work/serve.log" 2>&1 &
+# `serve` from the service package's own command, on a free port, in this check's own data folder.
+"$global/bin/brain-mcp-service" serve --port 0 </dev/null >"$work/serve.log" 2>&1 &
 serve_pid=$!
 for _ in $(seq 1 240); do
   grep -q "listening on" "$work/serve.log" && break
@@ -112,8 +136,16 @@ BRAIN_API_KEY="$key" BRAIN_BASE_URL="$url" node "$root/.ci/mcp-smoke.mjs" --call
   || fail "the adapter package alone did not work against serve"
 kill "$serve_pid"; wait "$serve_pid" 2>/dev/null || true; serve_pid=""
 
-cd "$work/service"
-node "$root/.ci/mcp-smoke.mjs" --calls node_modules/.bin/brain-mcp --embedded || fail "brain-mcp --embedded did not work"
+cd "$work"
+node "$root/.ci/mcp-smoke.mjs" --calls "$global/bin/brain-mcp-service" --embedded || fail "brain-mcp-service --embedded did not work"
+
+# Both installed globally: the adapter's own `brain-mcp serve` finds the service beside it.
+timed "$global/lib/node_modules" -g --prefix "$global" brain-mcp
+set +e
+out="$(timeout 120 "$global/bin/brain-mcp" serve --port 0 --help </dev/null 2>&1)"; status=$?
+set -e
+[ "$status" -eq 0 ] && grep -qi "serve" <<<"$out" || fail "brain-mcp serve did not find the globally installed service ($status): $out"
+say "npm install -g brain-mcp beside it: brain-mcp serve --help answers from the service package"
 say "$adapter_line"
 say "$service_line"
 say "ok"

@@ -1,11 +1,14 @@
 // `brain-mcp admin`: workspace and key administration directly on the service's store.
 import { parseArgs } from "node:util";
 import type { WorkspaceStatus } from "../contract/wire.js";
-import { createJsonLog, parseLogLevel } from "../service/http/json-log.js";
+import { createJsonLog, parseLogLevel } from "../service/process/json-log.js";
 import type { AdminService, MemoryService, Workspace } from "../service/types.js";
 import { openStore, reportFailure, resolveStoreLocation } from "./serve.js";
 import { checkWebhookCommand, WEBHOOK_USAGE } from "./webhook.js";
 import type { TransferOutput } from "./transfer.js";
+import { parseId, UsageError } from "./admin-usage.js";
+
+export { parseId, UsageError } from "./admin-usage.js";
 
 const USAGE = `usage: brain-mcp admin <command> [--db PATH | --database-url URL] [--json]
 
@@ -34,8 +37,6 @@ ${WEBHOOK_USAGE}
 const TRANSFER_COMMANDS = ["export", "import", "backup"];
 
 const STATUSES: readonly WorkspaceStatus[] = ["active", "suspended", "limit_reached", "deleted"];
-
-export class UsageError extends Error {}
 
 /** How long one admin statement on PostgreSQL may run (ms) unless BRAIN_PG_STATEMENT_TIMEOUT_MS says otherwise. */
 const ADMIN_STATEMENT_TIMEOUT_MS = 300_000;
@@ -68,13 +69,6 @@ function describeWorkspace(workspace: Workspace): Record<string, unknown> {
 
 function expectArgs(positionals: string[], count: number, shape: string): void {
   if (positionals.length !== count) throw new UsageError(`expected: ${shape}`);
-}
-
-/** Workspace and key ids are positive integers (assigned by the store). */
-export function parseId(raw: string | undefined, what: string): number {
-  const id = raw !== undefined && /^[1-9][0-9]{0,14}$/.test(raw) ? Number(raw) : NaN;
-  if (!Number.isSafeInteger(id)) throw new UsageError(`${what} must be a positive integer, not ${JSON.stringify(raw ?? "")}`);
-  return id;
 }
 
 async function runCommand(

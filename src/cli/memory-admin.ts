@@ -4,10 +4,10 @@
 import { createInterface } from "node:readline/promises";
 import { QUERY_MAX_CHARS } from "../contract/limits.js";
 import { FORGET_MIN_SCORE_DEFAULT } from "../service/dashboard/choices.js";
-import { loadOptional } from "../service/http/optional-deps.js";
+import { loadOptional } from "../service/process/optional-deps.js";
 import type { MemoryStore } from "../service/store/types.js";
 import type { ServiceLog } from "../service/types.js";
-import { parseId, UsageError } from "./admin.js";
+import { parseId, UsageError } from "./admin-usage.js";
 import type { StoreLocation } from "./serve.js";
 import type { TransferOutput } from "./transfer.js";
 

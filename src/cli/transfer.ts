@@ -3,9 +3,9 @@
 import { createWriteStream, existsSync, linkSync, rmSync, statSync } from "node:fs";
 import type { Writable } from "node:stream";
 import { finished } from "node:stream/promises";
-import { loadOptional } from "../service/http/optional-deps.js";
+import { loadOptional } from "../service/process/optional-deps.js";
 import type { ServiceLog } from "../service/types.js";
-import { parseId, UsageError } from "./admin.js";
+import { parseId, UsageError } from "./admin-usage.js";
 import type { StoreLocation } from "./serve.js";
 
 export type TransferFlags = { workspace?: string; out?: string; vectors?: boolean; new?: string };

@@ -3,8 +3,8 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { DEFAULT_UI_PORT, HTTP_SERVER_TIMEOUTS } from "../contract/limits.js";
-import { createJsonLog, parseLogLevel } from "../service/http/json-log.js";
-import { loadOptional } from "../service/http/optional-deps.js";
+import { createJsonLog, parseLogLevel } from "../service/process/json-log.js";
+import { loadOptional } from "../service/process/optional-deps.js";
 import type { ServiceLog } from "../service/types.js";
 import { readFlags, usageError as flagUsageError } from "./flags.js";
 import { isLoopbackHost, portFrom, reportFailure, resolveStoreLocation, STORE_FLAGS, type StoreLocation } from "./serve.js";

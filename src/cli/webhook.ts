@@ -1,8 +1,8 @@
 // `brain-mcp admin webhook …`: a workspace's webhook endpoints on the service's store. The signing secret is printed
 // once, by `add` and `rotate-secret`; nothing else shows it.
-import { loadOptional } from "../service/http/optional-deps.js";
+import { loadOptional } from "../service/process/optional-deps.js";
 import type { ServiceLog } from "../service/types.js";
-import { parseId, UsageError } from "./admin.js";
+import { parseId, UsageError } from "./admin-usage.js";
 import type { StoreLocation } from "./serve.js";
 
 export const WEBHOOK_USAGE = `  webhook add --workspace WORKSPACE_ID --url URL [--events CATEGORY_OR_TYPE,...]

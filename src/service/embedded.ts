@@ -4,8 +4,8 @@ import { constants as fsConstants } from "node:fs";
 import { mkdir, open, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import envPaths from "env-paths";
-import { createJsonLog } from "./http/json-log.js";
-import { loadOptional } from "./http/optional-deps.js";
+import { createJsonLog } from "./process/json-log.js";
+import { loadOptional } from "./process/optional-deps.js";
 import type { AdminService, MemoryService, ServiceLog } from "./types.js";
 
 export interface EmbeddedOptions {

@@ -3,17 +3,12 @@
 // maps ServiceError to the JSON error body; the core does the work and never sees HTTP.
 import type { ErrorCode, HealthResponse, RetrieveResponse, StatusResponse, StoreResponse, WorkspaceStatus } from "../contract/wire.js";
 import type { PiiType } from "./pipeline/pii/types.js";
+import type { ServiceLog } from "./process/log.js";
+import type { RateDecision, Workspace } from "./store/types.js";
 import type { WebhookRuntime } from "./webhooks/runtime.js";
 
-export interface Workspace {
-  /** Assigned by the store, never reused. */
-  id: number;
-  name: string;
-  plan: string;
-  billing_cycle: string;
-  status: WorkspaceStatus;
-  created_at: string;
-}
+export type { ServiceLog } from "./process/log.js";
+export type { RateDecision, Workspace } from "./store/types.js";
 
 /** Who is calling: resolved from the bearer key. */
 export interface AuthContext {
@@ -46,12 +41,6 @@ export class ServiceError extends Error {
     super(message);
     this.name = "ServiceError";
   }
-}
-
-export interface RateDecision {
-  allowed: boolean;
-  /** Whole seconds until a request would be allowed (0 when allowed). */
-  retryAfterSeconds: number;
 }
 
 export interface MemoryService {
@@ -114,11 +103,4 @@ export interface ServiceOptions {
   log?: ServiceLog;
   /** Clock, for tests. */
   now?: () => Date;
-}
-
-export interface ServiceLog {
-  debug(msg: string, fields?: Record<string, unknown>): void;
-  info(msg: string, fields?: Record<string, unknown>): void;
-  warn(msg: string, fields?: Record<string, unknown>): void;
-  error(msg: string, fields?: Record<string, unknown>): void;
 }

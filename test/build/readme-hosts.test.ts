@@ -2,7 +2,6 @@
 // its server exactly as the entry says, and that server answers an MCP client against a real `serve`: the entry's
 // command and arguments (`npx -y brain-mcp` is this checkout's bin/brain-mcp.js, the package not yet published),
 // its environment with the README's placeholders replaced by the key and address `serve` printed.
-import { spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -10,6 +9,7 @@ import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startService, type ServiceHandle } from "../support/service.js";
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const BIN = join(ROOT, "bin", "brain-mcp.js");
@@ -63,9 +63,10 @@ function claudeCodeEntries(): Entry[] {
 
 const work = mkdtempSync(join(tmpdir(), "brain-hosts-"));
 const home = join(work, "home");
-let serve: ReturnType<typeof spawn> | undefined;
+let service: ServiceHandle | undefined;
 let url = "";
 let key = "";
+/** The adapters' environment: this test's own folders, no inherited BRAIN_ settings. */
 const isolated = () => ({
   PATH: process.env.PATH ?? "",
   HOME: home,
@@ -76,27 +77,13 @@ const isolated = () => ({
 
 beforeAll(async () => {
   mkdirSync(home, { recursive: true });
-  const child = spawn(process.execPath, [BIN, "serve", "--port", "0"], { env: isolated(), stdio: ["ignore", "pipe", "pipe"] });
-  serve = child;
-  let said = "";
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`serve did not start: ${said}`)), SLOW);
-    const read = (chunk: Buffer) => {
-      said += chunk;
-      if (!/listening on http:\/\/\S+/.test(said)) return;
-      clearTimeout(timer);
-      resolve();
-    };
-    child.stdout!.on("data", read);
-    child.stderr!.on("data", read);
-    child.once("exit", (code) => reject(new Error(`serve exited ${code}: ${said}`)));
-  });
-  url = /listening on (http:\/\/\S+)/.exec(said)![1]!;
-  key = /svc_ws_[A-Za-z0-9]+/.exec(said)![0]!;
+  service = await startService({ env: { BRAIN_EMBEDDER: "lexical" } });
+  url = service.baseURL;
+  key = service.apiKey;
 }, SLOW);
 
-afterAll(() => {
-  serve?.kill();
+afterAll(async () => {
+  await service?.stop();
   rmSync(work, { recursive: true, force: true });
 });
 

@@ -19,7 +19,7 @@ afterAll(() => {
 
 const SCRIPT = `
 import { startEmbedded } from ${JSON.stringify(join(ROOT, "dist", "service", "embedded.js"))};
-import { createJsonLog } from ${JSON.stringify(join(ROOT, "dist", "service", "http", "json-log.js"))};
+import { createJsonLog } from ${JSON.stringify(join(ROOT, "dist", "service", "process", "json-log.js"))};
 const embedded = await startEmbedded({ configDir: process.argv[1], dataDir: process.argv[2], log: createJsonLog(process.stderr, "info") });
 process.stdout.write(JSON.stringify({ baseURL: embedded.baseURL, apiKey: embedded.apiKey }) + "\\n");
 process.stdin.on("end", async () => { await embedded.close(); process.exit(0); });

@@ -16,8 +16,23 @@
 // - Workspace, key and memory ids are positive integers assigned by the store on insert and never reused (SQLite
 //   AUTOINCREMENT, PostgreSQL identity columns); stores written by 0.1.0 (text ids) are migrated on open.
 import type { TemporalType, WorkspaceStatus } from "../../contract/wire.js";
-import type { RateDecision, Workspace } from "../types.js";
 import type { WebhookStore } from "../webhooks/store.js";
+
+export interface Workspace {
+  /** Assigned by the store, never reused. */
+  id: number;
+  name: string;
+  plan: string;
+  billing_cycle: string;
+  status: WorkspaceStatus;
+  created_at: string;
+}
+
+export interface RateDecision {
+  allowed: boolean;
+  /** Whole seconds until a request would be allowed (0 when allowed). */
+  retryAfterSeconds: number;
+}
 
 /** A memory as the store keeps it, without its vector. */
 export interface MemoryRecord {

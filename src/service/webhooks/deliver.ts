@@ -4,7 +4,7 @@ import { request as httpRequest, type IncomingMessage } from "node:http";
 import { request as httpsRequest } from "node:https";
 import type { LookupFunction } from "node:net";
 import { randomBytes } from "node:crypto";
-import { loadOptional } from "../http/optional-deps.js";
+import { loadOptional } from "../process/optional-deps.js";
 import { RESPONSE_READ_LIMIT_BYTES } from "./settings.js";
 import { type ResolvedTarget, resolveTarget, UnsafeTargetError } from "./target.js";
 

@@ -3,7 +3,7 @@
 // summaries), and the anomaly counters fed by answered requests and health reports.
 import { hashApiKey } from "../ids.js";
 import type { MemoryStore } from "../store/types.js";
-import type { ServiceLog } from "../types.js";
+import type { ServiceLog } from "../process/log.js";
 import { billingCycleAt } from "./cycle.js";
 import { attemptDelivery, messageBody, type AttemptOutcome } from "./deliver.js";
 import { subscribes } from "./events.js";
