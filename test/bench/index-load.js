@@ -2,6 +2,7 @@
 // Loading a workspace's vector index in-process (issue 27): opens a store (migrating it), then loads the largest
 // workspace's index from stored codes or from floats; wall and CPU time, resident set.
 // Usage: npm run build && node --expose-gc test/bench/index-load.js dist STORE.db codes|floats
+//        node test/bench/index-load.js dist NEW.db seed 100000   (one workspace of N memories, random unit vectors)
 import { loadavg } from "node:os";
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -13,16 +14,56 @@ const mb = () => (process.memoryUsage().rss / 2 ** 20).toFixed(1);
 let t = performance.now();
 const store = await openStore({ dbPath: file });
 const openMs = performance.now() - t;
+if (mode === "seed") {
+  // The load's cost does not depend on the vectors' values, so seeded vectors are random (seeded, reproducible).
+  const n = Number(process.argv[5] ?? 100_000);
+  const now = Date.now();
+  const w = await store.insertWorkspace({ name: "index-load", plan: "free", billing_cycle: "monthly", status: "active", created_at: now });
+  let x = 1;
+  const random = () => ((x = (x * 16807) % 2147483647) / 2147483647) * 2 - 1;
+  for (let i = 0; i < n; i += 1000) {
+    await store.writeInWorkspace(w.id, async (tx) => {
+      for (let k = i; k < Math.min(n, i + 1000); k++) {
+        const v = Float32Array.from({ length: 384 }, random);
+        const norm = Math.hypot(...v);
+        await tx.insertMemory({
+          workspace_id: w.id,
+          text: `memory ${k}`,
+          meta: {},
+          vector: v.map((c) => c / norm),
+          embedder_id: "minilm-l6/1",
+          importance: 1,
+          temporal_type: "persistent",
+          valid_until: null,
+          categories: [],
+          created_at: now,
+        });
+      }
+    });
+  }
+  console.log(JSON.stringify({ seeded: n, workspace: w.id, ms: Math.round(performance.now() - t) }));
+  await store.close();
+  process.exit(0);
+}
 const list = await store.listWorkspaces();
 const w = list.sort((a, b) => b.memories - a.memories)[0];
 const ws = w.workspace.id;
 const before = mb();
 const source = storeSource(store, ws);
-const src = mode === "floats" ? { vectorsSince: (s, l) => source.vectorsSince(s, l), vectorsOf: source.vectorsOf } : source;
+// CPU time inside the store's reads (the rest of the load's CPU is applying the rows to the index).
+let readCpuUs = 0;
+const timed = (s, l, c) => {
+  const c0 = process.cpuUsage();
+  return source.vectorsSince(s, l, c).finally(() => {
+    const d = process.cpuUsage(c0);
+    readCpuUs += d.user + d.system;
+  });
+};
+const src = { vectorsSince: mode === "floats" ? (s, l) => timed(s, l) : timed, vectorsOf: source.vectorsOf };
 const indexes = new VectorIndexes(384, "minilm-l6/1");
 t = performance.now();
 const cpu0 = process.cpuUsage();
-const index = await indexes.refreshShared(ws, src);
+const index = await indexes.refreshShared(ws, src, Number(process.env.PAGE_ROWS) || undefined);
 const loadMs = performance.now() - t;
 const cpu = process.cpuUsage(cpu0);
 globalThis.gc?.();
@@ -33,6 +74,7 @@ console.log(
     loadMs: Math.round(loadMs),
     cpuMs: Math.round((cpu.user + cpu.system) / 1000),
     sysMs: Math.round(cpu.system / 1000),
+    readCpuMs: Math.round(readCpuUs / 1000),
     size: index.size,
     rssBefore: +before,
     rssAfter: +mb(),

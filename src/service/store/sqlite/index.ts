@@ -398,6 +398,17 @@ const VECTORS_AND_TOMBSTONES =
   "WHERE m.workspace_id = @ws AND m.rev > @since " +
   `UNION ALL SELECT memory_id, rev, '${FORGOTTEN_EMBEDDER}', NULL, NULL FROM memory_tombstones WHERE workspace_id = @ws AND rev > @since`;
 
+/**
+ * VECTORS_AND_TOMBSTONES without the vectors, from the covering index memories_vector_scan alone; the embedder is
+ * NULL where it is @codes_for (no string made per row).
+ */
+const REVS_AND_TOMBSTONES =
+  "SELECT id, rev, nullif(embedder_id, @codes_for) FROM memories WHERE workspace_id = @ws AND rev > @since " +
+  `UNION ALL SELECT memory_id, rev, '${FORGOTTEN_EMBEDDER}' FROM memory_tombstones WHERE workspace_id = @ws AND rev > @since`;
+
+/** The (empty) floats of a row read as codes or a tombstone: one shared, never written. */
+const NO_FLOATS = new Float32Array(0);
+
 /** The integer id SQLite assigned to the row just inserted. */
 function rowId(result: BetterSqlite3.RunResult): number {
   return Number(result.lastInsertRowid);
@@ -500,6 +511,18 @@ export function openSqliteStore(path: string): MemoryStore {
     getKey: db.prepare("SELECT workspace_id, revoked_at FROM api_keys WHERE id = ?"),
     vectorsSince: db.prepare(`${VECTORS_AND_TOMBSTONES} ORDER BY rev`).raw(), // rows as arrays: an index build reads every vector
     vectorsSincePage: db.prepare(`${VECTORS_AND_TOMBSTONES} ORDER BY rev LIMIT @limit`).raw(),
+    // An index load reads the revs from the covering index, then a page's codes in one row: three aggregates over
+    // memory_vectors read in its own order (SQLite sorts the IN list), so each page of the file comes once instead of
+    // one random page per row, and one Buffer per page instead of one per row (test/bench/README.md, indexload).
+    revsSince: db.prepare(`${REVS_AND_TOMBSTONES} ORDER BY rev`).raw(),
+    revsSincePage: db.prepare(`${REVS_AND_TOMBSTONES} ORDER BY rev LIMIT @limit`).raw(),
+    codesUpTo: db
+      .prepare(
+        "SELECT group_concat(memory_id), group_concat(length(codes)), CAST(group_concat(codes, '') AS BLOB) " +
+          "FROM memory_vectors WHERE codes IS NOT NULL AND memory_id IN " +
+          "(SELECT id FROM memories WHERE workspace_id = @ws AND rev > @since AND rev <= @upto AND embedder_id = @codes_for)",
+      )
+      .raw(),
     recentWorkspaces: db.prepare("SELECT workspace_id FROM memories GROUP BY workspace_id ORDER BY max(updated_at) DESC LIMIT ?").pluck(),
     insertVector: db.prepare("INSERT INTO memory_vectors (memory_id, vector, codes) VALUES (?, ?, ?)"),
     updateVector: db.prepare("UPDATE memory_vectors SET vector = ?, codes = ? WHERE memory_id = ?"),
@@ -604,7 +627,54 @@ export function openSqliteStore(path: string): MemoryStore {
   let writeQueue: Promise<unknown> = Promise.resolve();
   let closed = false;
 
+  /**
+   * readVectors with codes: the revs, then the codes of those of codesFor, joined here by id; the few rows without
+   * codes (another model, a damaged vector) are read as floats. One read transaction: one snapshot for the three reads.
+   */
+  const readCodes = db.transaction((workspaceId: number, sinceRev: number, limit: number | undefined, codesFor: string) => {
+    const params = { ws: workspaceId, since: sinceRev, codes_for: codesFor };
+    const revs = (limit === undefined ? q.revsSince.all(params) : q.revsSincePage.all({ ...params, limit })) as [
+      id: number,
+      rev: number,
+      embedder_id: string | null,
+    ][];
+    if (revs.length === 0) return [];
+    const [ids, lengths, blob] = q.codesUpTo.get({ ...params, upto: revs[revs.length - 1]![1] }) as [
+      string | null,
+      string | null,
+      Buffer | null,
+    ];
+    const codes = new Map<number, Buffer>();
+    if (ids !== null && lengths !== null && blob !== null) {
+      const sizes = lengths.split(",");
+      let at = 0;
+      ids.split(",").forEach((id, i) => {
+        const size = Number(sizes[i]);
+        codes.set(Number(id), blob.subarray(at, at + size));
+        at += size;
+      });
+    }
+    const floatIds: number[] = [];
+    for (const [id, , embedder_id] of revs) if (embedder_id !== FORGOTTEN_EMBEDDER && !codes.has(id)) floatIds.push(id);
+    const floats = new Map<number, Float32Array>();
+    for (const r of vectorsOf(workspaceId, floatIds)) floats.set(r.id, r.vector);
+    const records: VectorRecord[] = [];
+    for (const [id, rev, embedder] of revs) {
+      const embedder_id = embedder ?? codesFor;
+      const stored = codes.get(id);
+      if (embedder_id === FORGOTTEN_EMBEDDER) records.push({ id, rev, embedder_id, vector: NO_FLOATS });
+      else if (stored) records.push({ id, rev, embedder_id, vector: NO_FLOATS, codes: stored });
+      else {
+        // A memory without a vector row is left out, as the floats' join leaves it out.
+        const vector = floats.get(id);
+        if (vector) records.push({ id, rev, embedder_id, vector });
+      }
+    }
+    return records;
+  });
+
   function readVectors(workspaceId: number, sinceRev: number, limit?: number, codesFor = FORGOTTEN_EMBEDDER): VectorRecord[] {
+    if (codesFor !== FORGOTTEN_EMBEDDER) return readCodes(workspaceId, sinceRev, limit, codesFor);
     // No embedder is called FORGOTTEN_EMBEDDER (""), so without codesFor every row comes as floats.
     const found =
       limit === undefined
