@@ -81,7 +81,7 @@ describe.skipIf(TEST_DATABASE_URL)("forgetting erases from the SQLite files", ()
       "--query",
       "Vexmonda Thruckleby coffee",
       "--min-score",
-      "0.9",
+      "0.5",
       "--yes",
     ]);
     expect(out.forgotten).toEqual([ids.forget]);

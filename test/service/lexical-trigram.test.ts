@@ -50,7 +50,7 @@ async function retrieve(service: ServiceHandle, key: string, query: string): Pro
 }
 
 it.skipIf(process.env.BRAIN_TEST_DATABASE_URL)(
-  "serve rebuilds a schema-6 store's word index as a trigram index: every memory kept, found by part of a word, in its own workspace",
+  "serve rebuilds a schema-6 store's word index as a trigram index: every memory kept, indexed by part of a word, in its own workspace",
   async () => {
     const path = copyOfFixture();
     const before = new Database(path, { readonly: true });
@@ -69,7 +69,11 @@ it.skipIf(process.env.BRAIN_TEST_DATABASE_URL)(
 
     for (const { text, inner } of fixture.memories) {
       expect(indexed(path, 1, inner), inner).toEqual([text]);
-      expect(await retrieve(service, fixture.api_key, `What do we know about the ${inner}?`), inner).toContain(text);
+      // "night" inside "nightly" is a word fragment, which alone never brings a memory back (issue 30); the others
+      // are the word itself or an inflection of it, and come back.
+      const answer = await retrieve(service, fixture.api_key, `What do we know about the ${inner}?`);
+      if (inner === "night") expect(answer, inner).not.toContain(text);
+      else expect(answer, inner).toContain(text);
     }
     // The other workspace's memory holds "paintings" too: each index entry stays under its own workspace.
     expect(indexed(path, 2, "painting")).toEqual(fixture.other_memories);

@@ -25,9 +25,13 @@ function copyOfFixture(): string {
   return db;
 }
 
+// Every candidate (min_score 0): this is about the vectors being rewritten, not about the default threshold.
 async function recallsEveryMemory(service: ServiceHandle): Promise<void> {
   for (const { text, question } of fixture.memories) {
-    const res = await call(service.baseURL, "POST", "/v1/memory/retrieve", { key: fixture.api_key, json: { query: question, top_k: 3 } });
+    const res = await call(service.baseURL, "POST", "/v1/memory/retrieve", {
+      key: fixture.api_key,
+      json: { query: question, top_k: 3, min_score: 0 },
+    });
     expect(res.status).toBe(200);
     expect(
       res.json.memories.map((m: { text: string }) => m.text),
