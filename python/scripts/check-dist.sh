@@ -3,10 +3,17 @@
 set -euo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
 venv="$here/.venv"
-[ -x "$venv/bin/python" ] || { echo "run python/scripts/test.sh first (it makes $venv)" >&2; exit 1; }
 out="$(mktemp -d)"
 trap 'rm -rf "$out"' EXIT
-"$venv/bin/python" -m build --outdir "$out/dist" "$here" >/dev/null
+# python/scripts/test.sh's environment has `build`; without it (CI runs the tests in a copy of the clone), one of its own.
+if [ -x "$venv/bin/python" ]; then
+  py="$venv/bin/python"
+else
+  python3 -m venv "$out/build-env"
+  "$out/build-env/bin/python" -m pip install --quiet --disable-pip-version-check "build==1.6.1"  # as pyproject.toml's test extras pin it
+  py="$out/build-env/bin/python"
+fi
+"$py" -m build --outdir "$out/dist" "$here" >/dev/null
 for artifact in "$out"/dist/*.whl "$out"/dist/*.tar.gz; do
   python3 -m venv "$out/clean"
   "$out/clean/bin/python" -m pip install --quiet --disable-pip-version-check "$artifact"
