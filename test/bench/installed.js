@@ -1,6 +1,7 @@
 // The packages as a user installs them (issue 27): in a project where the packed brain-mcp, brain-mcp-service and the
-// host's @brain-mcp/onnxruntime-<target> tarballs were installed (.ci/install-like-a-user.sh makes one; BENCH_KEEP=DIR
-// keeps it), for each model runtime in turn: `serve`'s resident set after start and after 600 stores + 200 recalls
+// host's @brain-mcp/onnxruntime-<target> tarballs were installed (`npm pack`, `node scripts/package/service.js --pack
+// DIR`, `node scripts/onnxruntime/build-platform-packages.js --target host --pack DIR`, then `npm install ./DIR/*.tgz`
+// in an empty project), for each model runtime in turn: `serve`'s resident set after start and after 600 stores + 200 recalls
 // (sequential, through the installed client), recall p50 beside the model's own in-process time for the same queries
 // (onnxruntime-node, one thread: the floor), and `brain-mcp --embedded`'s resident set after 60 remembers + 30
 // recalls over MCP stdio. Each figure carries the 1-minute load average when it was taken.
