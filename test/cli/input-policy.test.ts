@@ -1,29 +1,14 @@
 // One input policy on every path (issue 28, item 9): the CLI and the MCP adapter refuse `__proto__` as a key, as the
 // REST API does, saying where, and send nothing; `config set-key` refuses what cannot be a key, saying why, never
 // echoing it, and leaves the saved key as it was.
-import { spawn } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { BIN, fixtures, handshake, isolatedEnv, KEY, ScriptedService, spawnRaw, tempDir, textOf, type RawRun } from "../mcp/harness.js";
+import { runCli } from "../support/service.js";
+import { fixtures, handshake, isolatedEnv, KEY, ScriptedService, spawnRaw, tempDir, textOf, type RawRun } from "../mcp/harness.js";
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function cli(args: string[], env: Record<string, string>, input?: string): Promise<Run> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [BIN, ...args], { env, stdio: ["pipe", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (c: Buffer) => (stdout += c));
-    child.stderr.on("data", (c: Buffer) => (stderr += c));
-    child.on("exit", (code) => resolve({ code, stdout, stderr }));
-    child.stdin.end(input ?? "");
-  });
-}
+/** The command line run to completion, as every CLI test runs it (test/support/service.ts). */
+const cli = (args: string[], env: Record<string, string>, input?: string) => runCli(args, { env, input });
 
 /** A key as `admin key create` makes one: `svc_ws_` and 32 random base62 characters. */
 const STRONG_KEY = "svc_ws_q7Lx2VmN9cRt4YbK8pWz3HdJ6fGs1AeU";
