@@ -15,14 +15,15 @@ const MODEL = join(ROOT, "src", "service", "models", "embed", "data", "minilm", 
 /** The host's package as scripts/onnxruntime/build-platform-packages.js stages it (CI's install test builds it). */
 const STAGED = join(ROOT, ".tmp", "onnxruntime", "packages", hostTarget());
 
-const nativeInstalled = (() => {
+/** A native runtime in this checkout: the platform's package (a developer may install it to measure) or onnxruntime-node. */
+const nativeInstalled = [`@brain-mcp/onnxruntime-${hostTarget()}/package.json`, "onnxruntime-node"].some((name) => {
   try {
-    createRequire(import.meta.url).resolve("onnxruntime-node");
+    createRequire(import.meta.url).resolve(name);
     return true;
   } catch {
     return false;
   }
-})();
+});
 
 const projects: string[] = [];
 afterAll(() => projects.forEach((p) => rmSync(p, { recursive: true, force: true })));
@@ -63,7 +64,7 @@ it("without a native package, the default is WebAssembly, and the start line say
   expect(describeModelRuntime({}, { from, target: "darwin-x64" }).reason).toMatch(/^no native runtime package for darwin-x64/);
 });
 
-it("by default in this repository the runtime is onnxruntime-node only when it is installed, else WebAssembly", async () => {
+it("by default in this repository the runtime is native only when a native package is installed, else WebAssembly", async () => {
   expect((await loadModelRuntime({})).name).toBe(nativeInstalled ? "native" : "wasm");
 });
 
