@@ -3,7 +3,7 @@
 // match but discounted when even that match is weak (so a question worded apart from every memory, where only a name
 // matches, stays ranked by meaning). A calibrated convex combination: measured against reciprocal rank fusion on
 // LoCoMo's development half and the project's own set (docs/decisions.md, issue 18).
-import { speakerOf } from "../pipeline/same-fact.js";
+import { speakerOf, withoutSpeaker } from "../pipeline/same-fact.js";
 import type { LexicalMatch } from "../store/types.js";
 import { foldText, wordMatch, wordsOf } from "./search-terms.js";
 import { FUSION, LEXICAL_EVIDENCE } from "./weights.js";
@@ -51,6 +51,22 @@ export function speakerFactor(queryWords: ReadonlySet<string>, memoryText: strin
   const speaker = speakerOf(memoryText);
   if (speaker === null) return 1;
   return [...wordSet(speaker)].every((w) => queryWords.has(w)) ? FUSION.namedSpeaker : 1;
+}
+
+/** Sentences: runs of text up to their end marks, Latin and full-width. */
+const SENTENCE = /[^.!?。！？]+[.!?。！？]*/gu;
+const QUESTION_END = /[?？]$/u;
+
+/**
+ * 1 − FUSION.askedShare × the share of the memory's sentences that are questions: a memory that asks ("How long have
+ * you been married?") echoes a question's wording and meaning without holding its answer, so it yields to one that
+ * tells. LoCoMo's development half: +0.018 R@5, +0.006 MRR@10 (test/eval/README.md, issue 30's second pass).
+ */
+export function askingFactor(memoryText: string): number {
+  const sentences = (withoutSpeaker(memoryText).match(SENTENCE) ?? []).map((s) => s.trim()).filter((s) => /[\p{L}\p{N}]/u.test(s));
+  if (sentences.length === 0) return 1;
+  const asked = sentences.filter((s) => QUESTION_END.test(s)).length;
+  return 1 - FUSION.askedShare * (asked / sentences.length);
 }
 
 /** A lexical match as the memory's own words support it. */
