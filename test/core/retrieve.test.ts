@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MIN_SCORE_DEFAULT } from "../../src/contract/limits.js";
 import { parseRetrieveRequest } from "../../src/service/http/validation.js";
-import { askingFactor, lexicalEvidence } from "../../src/service/retrieval/fusion.js";
+import { askingFactor, fusedRelevance, lexicalEvidence } from "../../src/service/retrieval/fusion.js";
 import { confidence, frequency, importanceTerm, recency } from "../../src/service/retrieval/score.js";
 import { foldText, wordMatch, wordsOf } from "../../src/service/retrieval/search-terms.js";
 import { CONFIDENCE, EXPIRED_FACTOR, FUSION, LEXICAL_EVIDENCE, RELEVANCE_FLOOR, WEIGHTS } from "../../src/service/retrieval/weights.js";
@@ -283,6 +283,17 @@ describe("a memory that asks (issue 30, second pass)", () => {
     expect(got.memories.map((m) => m.id)).toEqual([tells.memory_id, asks.memory_id]);
     // the question is the closer in words and meaning: the order is the asking factor's
     expect(got.memories[1]!.similarity).toBeGreaterThan(got.memories[0]!.similarity);
+  });
+});
+
+describe("a weak best cosine (issue 30, second pass)", () => {
+  it("when the best cosine barely clears the floor, cosines a few hundredths apart differ little: the span is at least minDenseSpan", () => {
+    const weak = { floor: 0.2, bestCosine: 0.26, bestLexical: 0, queryWeight: 0 };
+    const dense = 1 - FUSION.lexicalShare;
+    expect(fusedRelevance(0.26, 0, weak)).toBeCloseTo((dense * 0.06) / FUSION.minDenseSpan, 12);
+    expect(fusedRelevance(0.26, 0, weak) - fusedRelevance(0.22, 0, weak)).toBeCloseTo((dense * 0.04) / FUSION.minDenseSpan, 12);
+    // a clear best spans its own distance to the floor: it gets the whole dense share
+    expect(fusedRelevance(0.6, 0, { ...weak, bestCosine: 0.6 })).toBeCloseTo(dense, 12);
   });
 });
 

@@ -22,11 +22,13 @@ export interface FusionContext {
 
 /**
  * (1 − share)·cosine' + share·lexical', in 0..1; `lexical` is 0 for a memory the lexical index did not find.
+ * cosine' = (cosine − floor) / max(best cosine − floor, FUSION.minDenseSpan).
  * lexical' = lexical / max(best lexical + s, 0.9 × the whole query's weight).
  */
 export function fusedRelevance(cosine: number, lexical: number, ctx: FusionContext): number {
-  const span = ctx.bestCosine - ctx.floor;
-  const dense = span > 1e-9 ? clamp01((cosine - ctx.floor) / span) : 1;
+  // When even the best cosine barely clears the floor, the cosines' differences are noise: stretch over at least this.
+  const span = Math.max(ctx.bestCosine - ctx.floor, FUSION.minDenseSpan);
+  const dense = clamp01((cosine - ctx.floor) / span);
   // A match of one word of a many-word question (however it ranks among the matches) earns only its share of the query.
   const scale = Math.max(ctx.bestLexical + FUSION.lexicalSaturation, FUSION.wholeQueryShare * ctx.queryWeight);
   const words = lexical > 0 ? lexical / scale : 0;
