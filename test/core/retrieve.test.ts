@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MIN_SCORE_DEFAULT } from "../../src/contract/limits.js";
 import { parseRetrieveRequest } from "../../src/service/http/validation.js";
-import { askingFactor, fusedRelevance, lexicalEvidence } from "../../src/service/retrieval/fusion.js";
+import { askingFactor, fusedRelevance, lexicalEvidence, whenFactor } from "../../src/service/retrieval/fusion.js";
 import { confidence, frequency, importanceTerm, recency } from "../../src/service/retrieval/score.js";
 import { foldText, wordMatch, wordsOf } from "../../src/service/retrieval/search-terms.js";
 import { CONFIDENCE, EXPIRED_FACTOR, FUSION, LEXICAL_EVIDENCE, RELEVANCE_FLOOR, WEIGHTS } from "../../src/service/retrieval/weights.js";
@@ -283,6 +283,18 @@ describe("a memory that asks (issue 30, second pass)", () => {
     expect(got.memories.map((m) => m.id)).toEqual([tells.memory_id, asks.memory_id]);
     // the question is the closer in words and meaning: the order is the asking factor's
     expect(got.memories[1]!.similarity).toBeGreaterThan(got.memories[0]!.similarity);
+  });
+});
+
+describe("a question that asks when (issue 30, second pass)", () => {
+  it("a question asking when lifts a memory that says when by FUSION.saysWhen; other questions and memories stay as they are", () => {
+    expect(whenFactor("When did Melanie sign up for pottery?", "Melanie: I just signed up for a pottery class yesterday.")).toBe(FUSION.saysWhen);
+    expect(whenFactor("When is Dana's birthday?", "Dana's birthday is on 22 August.")).toBe(FUSION.saysWhen);
+    expect(whenFactor("What date was the release?", "We shipped it in 2023.")).toBe(FUSION.saysWhen);
+    expect(whenFactor("When did Melanie sign up for pottery?", "Melanie: Pottery is so relaxing.")).toBe(1);
+    expect(whenFactor("What did Melanie paint?", "Melanie: I painted that lake sunrise last year.")).toBe(1);
+    // "may" is more often the verb than the month
+    expect(whenFactor("When can I deploy?", "You may deploy once the checks pass.")).toBe(1);
   });
 });
 

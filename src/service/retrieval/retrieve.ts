@@ -7,7 +7,7 @@ import type { MemoryRecord, MemoryStore } from "../store/types.js";
 import { isoSeconds } from "../time.js";
 import type { RetrieveInput } from "../types.js";
 import { confidence, withinScore } from "./score.js";
-import { askingFactor, fusedRelevance, lexicalEvidence, speakerFactor, wordSet, type LexicalEvidence } from "./fusion.js";
+import { askingFactor, fusedRelevance, lexicalEvidence, speakerFactor, whenFactor, wordSet, type LexicalEvidence } from "./fusion.js";
 import { searchTerms } from "./search-terms.js";
 import { storeSource, type VectorIndexes } from "./vector-index.js";
 import { CONFIDENCE_GAP_RANK, FUSION, relevanceFloorFor } from "./weights.js";
@@ -103,7 +103,7 @@ export async function rankCandidates(
     const record = records.get(id);
     if (!record) continue;
     const fused = fusedRelevance(cosine, evidence.get(id)?.score ?? 0, context);
-    relevance.set(id, fused * speakerFactor(queryWords, record.text) * askingFactor(record.text));
+    relevance.set(id, fused * speakerFactor(queryWords, record.text) * askingFactor(record.text) * whenFactor(queryText, record.text));
   }
   const bestRelevance = Math.max(...relevance.values());
   const candidates: RankedCandidate[] = [];
