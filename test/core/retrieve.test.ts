@@ -120,7 +120,9 @@ describe("ranking", () => {
     expect((await service.retrieve(auth, { query: "jobs today", top_k: 5, min_score: MIN_SCORE_DEFAULT })).count).toBe(0);
 
     const clear = await service.retrieve(auth, { query: "ci pipeline github actions jobs", top_k: 5, min_score: MIN_SCORE_DEFAULT });
-    expect((1 + CONFIDENCE.gap) * (clear.memories[0]!.similarity - RELEVANCE_FLOOR)).toBeGreaterThan(CONFIDENCE.center + 2 * CONFIDENCE.width);
+    expect((1 + CONFIDENCE.gap) * (clear.memories[0]!.similarity - RELEVANCE_FLOOR)).toBeGreaterThan(
+      CONFIDENCE.center + 2 * CONFIDENCE.width,
+    );
     expect(clear.memories[0]!.score).toBeGreaterThan(0.75);
   });
 
@@ -288,7 +290,9 @@ describe("a memory that asks (issue 30, second pass)", () => {
 
 describe("a question that asks when (issue 30, second pass)", () => {
   it("a question asking when lifts a memory that says when by FUSION.saysWhen; other questions and memories stay as they are", () => {
-    expect(whenFactor("When did Melanie sign up for pottery?", "Melanie: I just signed up for a pottery class yesterday.")).toBe(FUSION.saysWhen);
+    expect(whenFactor("When did Melanie sign up for pottery?", "Melanie: I just signed up for a pottery class yesterday.")).toBe(
+      FUSION.saysWhen,
+    );
     expect(whenFactor("When is Dana's birthday?", "Dana's birthday is on 22 August.")).toBe(FUSION.saysWhen);
     expect(whenFactor("What date was the release?", "We shipped it in 2023.")).toBe(FUSION.saysWhen);
     expect(whenFactor("When did Melanie sign up for pottery?", "Melanie: Pottery is so relaxing.")).toBe(1);

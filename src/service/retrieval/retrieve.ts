@@ -128,7 +128,8 @@ export async function retrieveMemories(
   const nowMs = deps.now().getTime();
   const ranked = await rankCandidates(deps, workspaceId, input.query, nowMs);
   // One factor per query: the ranking within it is the candidates' own, the threshold means the same across queries.
-  const sure = ranked === null ? 0 : confidence(relevanceFloorFor(deps.embedder.id), ranked.bestCosine, ranked.bestWordShare, ranked.bestGap);
+  const sure =
+    ranked === null ? 0 : confidence(relevanceFloorFor(deps.embedder.id), ranked.bestCosine, ranked.bestWordShare, ranked.bestGap);
   const chosen = (ranked?.candidates ?? [])
     .map((c) => ({ ...c, score: clamp01(sure * c.within) }))
     .filter((c) => c.score >= input.min_score)
