@@ -23,7 +23,7 @@ export const TOP_K_DEFAULT = 5;
  */
 export const MIN_SCORE_MIN = 0;
 export const MIN_SCORE_MAX = 1;
-export const MIN_SCORE_DEFAULT = 0.05;
+export const MIN_SCORE_DEFAULT = 0.1;
 /** The caller's meta object, serialized as JSON: at most 4 KiB. */
 export const META_MAX_BYTES = 4 * 1024;
 /** The caller's meta object: nested at most this deep (the object itself is depth 1) and this many keys in all. */

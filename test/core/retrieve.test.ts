@@ -3,10 +3,10 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MIN_SCORE_DEFAULT } from "../../src/contract/limits.js";
 import { parseRetrieveRequest } from "../../src/service/http/validation.js";
-import { lexicalEvidence } from "../../src/service/retrieval/fusion.js";
+import { askingFactor, fusedRelevance, lexicalEvidence, whenFactor } from "../../src/service/retrieval/fusion.js";
 import { confidence, frequency, importanceTerm, recency } from "../../src/service/retrieval/score.js";
 import { foldText, wordMatch, wordsOf } from "../../src/service/retrieval/search-terms.js";
-import { CONFIDENCE, EXPIRED_FACTOR, LEXICAL_EVIDENCE, RELEVANCE_FLOOR, WEIGHTS } from "../../src/service/retrieval/weights.js";
+import { CONFIDENCE, EXPIRED_FACTOR, FUSION, LEXICAL_EVIDENCE, RELEVANCE_FLOOR, WEIGHTS } from "../../src/service/retrieval/weights.js";
 import { openTestService, pinnedClock, tempDir, workspaceOf } from "./support.js";
 
 const tmp = tempDir();
@@ -114,12 +114,15 @@ describe("ranking", () => {
     const weak = await service.retrieve(auth, { query: "jobs today", top_k: 5, min_score: 0 });
     expect(weak.count).toBe(1);
     expect(weak.memories[0]!.similarity).toBeGreaterThanOrEqual(RELEVANCE_FLOOR);
-    expect(weak.memories[0]!.similarity - RELEVANCE_FLOOR).toBeLessThan(CONFIDENCE.center);
+    // alone above the floor, its gap to the tenth candidate is its distance to the floor
+    expect((1 + CONFIDENCE.gap) * (weak.memories[0]!.similarity - RELEVANCE_FLOOR)).toBeLessThan(CONFIDENCE.center);
     expect(weak.memories[0]!.score).toBeLessThan(MIN_SCORE_DEFAULT);
     expect((await service.retrieve(auth, { query: "jobs today", top_k: 5, min_score: MIN_SCORE_DEFAULT })).count).toBe(0);
 
     const clear = await service.retrieve(auth, { query: "ci pipeline github actions jobs", top_k: 5, min_score: MIN_SCORE_DEFAULT });
-    expect(clear.memories[0]!.similarity - RELEVANCE_FLOOR).toBeGreaterThan(CONFIDENCE.center + 2 * CONFIDENCE.width);
+    expect((1 + CONFIDENCE.gap) * (clear.memories[0]!.similarity - RELEVANCE_FLOOR)).toBeGreaterThan(
+      CONFIDENCE.center + 2 * CONFIDENCE.width,
+    );
     expect(clear.memories[0]!.score).toBeGreaterThan(0.75);
   });
 
@@ -264,12 +267,64 @@ describe("lexical evidence (issue 30)", () => {
   });
 });
 
+describe("a memory that asks (issue 30, second pass)", () => {
+  it("a memory whose sentences are questions loses FUSION.askedShare of its relevance, in proportion; one that tells, none", () => {
+    expect(askingFactor("Caroline: How long have you been married?")).toBeCloseTo(1 - FUSION.askedShare, 12);
+    expect(askingFactor("Wow, that looks great! What kind of yoga is it?")).toBeCloseTo(1 - FUSION.askedShare / 2, 12);
+    expect(askingFactor("Melanie: 5 years already! Time flies.")).toBe(1);
+    expect(askingFactor("Dana's manager is Priya Natarajan, VP of Platform Engineering.")).toBe(1);
+    expect(askingFactor("会議はいつですか？")).toBeCloseTo(1 - FUSION.askedShare, 12);
+    expect(askingFactor("…")).toBe(1);
+  });
+
+  it("of two memories as close to a question, the one that tells ranks above the one that asks it back", async () => {
+    const { auth } = await workspaceOf(service);
+    const asks = await service.store(auth, { text: "are the billing database backups kept long?", meta: {} }, {});
+    const tells = await service.store(auth, { text: "the billing database backups are kept long, ninety days.", meta: {} }, {});
+    const got = await service.retrieve(auth, { query: "how long are billing database backups kept", top_k: 5, min_score: 0 });
+    expect(got.memories.map((m) => m.id)).toEqual([tells.memory_id, asks.memory_id]);
+    // the question is the closer in words and meaning: the order is the asking factor's
+    expect(got.memories[1]!.similarity).toBeGreaterThan(got.memories[0]!.similarity);
+  });
+});
+
+describe("a question that asks when (issue 30, second pass)", () => {
+  it("a question asking when lifts a memory that says when by FUSION.saysWhen; other questions and memories stay as they are", () => {
+    expect(whenFactor("When did Melanie sign up for pottery?", "Melanie: I just signed up for a pottery class yesterday.")).toBe(
+      FUSION.saysWhen,
+    );
+    expect(whenFactor("When is Dana's birthday?", "Dana's birthday is on 22 August.")).toBe(FUSION.saysWhen);
+    expect(whenFactor("What date was the release?", "We shipped it in 2023.")).toBe(FUSION.saysWhen);
+    expect(whenFactor("When did Melanie sign up for pottery?", "Melanie: Pottery is so relaxing.")).toBe(1);
+    expect(whenFactor("What did Melanie paint?", "Melanie: I painted that lake sunrise last year.")).toBe(1);
+    // "may" is more often the verb than the month
+    expect(whenFactor("When can I deploy?", "You may deploy once the checks pass.")).toBe(1);
+  });
+});
+
+describe("a weak best cosine (issue 30, second pass)", () => {
+  it("when the best cosine barely clears the floor, cosines a few hundredths apart differ little: the span is at least minDenseSpan", () => {
+    const weak = { floor: 0.2, bestCosine: 0.26, bestLexical: 0, queryWeight: 0 };
+    const dense = 1 - FUSION.lexicalShare;
+    expect(fusedRelevance(0.26, 0, weak)).toBeCloseTo((dense * 0.06) / FUSION.minDenseSpan, 12);
+    expect(fusedRelevance(0.26, 0, weak) - fusedRelevance(0.22, 0, weak)).toBeCloseTo((dense * 0.04) / FUSION.minDenseSpan, 12);
+    // a clear best spans its own distance to the floor: it gets the whole dense share
+    expect(fusedRelevance(0.6, 0, { ...weak, bestCosine: 0.6 })).toBeCloseTo(dense, 12);
+  });
+});
+
 describe("the calibrated score (issue 30)", () => {
   it("confidence grows with the best evidence, is one half at the fitted center, and whole words add to it", () => {
-    expect(confidence(0.2, 0.2 + CONFIDENCE.center)).toBeCloseTo(0.5, 9);
+    expect(confidence(0.2, 0.2 + CONFIDENCE.center, 0, 0)).toBeCloseTo(0.5, 9);
     expect(confidence(0.2, 0.25)).toBeLessThan(confidence(0.2, 0.35));
     expect(confidence(0.2, 0.3, 1)).toBeGreaterThan(confidence(0.2, 0.3, 0));
     expect(confidence(0.2, 0.9)).toBeGreaterThan(0.99);
+  });
+
+  it("a best match that stands out from the tenth candidate is surer than one among many as close", () => {
+    expect(confidence(0.2, 0.4, 0, 0.2)).toBeGreaterThan(confidence(0.2, 0.4, 0, 0.02));
+    // without a gap given, the best is taken to be alone above the floor
+    expect(confidence(0.2, 0.4, 0)).toBeCloseTo(confidence(0.2, 0.4, 0, 0.2), 12);
   });
 
   it("a retrieve without min_score applies the default", async () => {

@@ -3,7 +3,7 @@
 // match but discounted when even that match is weak (so a question worded apart from every memory, where only a name
 // matches, stays ranked by meaning). A calibrated convex combination: measured against reciprocal rank fusion on
 // LoCoMo's development half and the project's own set (docs/decisions.md, issue 18).
-import { speakerOf } from "../pipeline/same-fact.js";
+import { speakerOf, withoutSpeaker } from "../pipeline/same-fact.js";
 import type { LexicalMatch } from "../store/types.js";
 import { foldText, wordMatch, wordsOf } from "./search-terms.js";
 import { FUSION, LEXICAL_EVIDENCE } from "./weights.js";
@@ -22,11 +22,13 @@ export interface FusionContext {
 
 /**
  * (1 − share)·cosine' + share·lexical', in 0..1; `lexical` is 0 for a memory the lexical index did not find.
+ * cosine' = (cosine − floor) / max(best cosine − floor, FUSION.minDenseSpan).
  * lexical' = lexical / max(best lexical + s, 0.9 × the whole query's weight).
  */
 export function fusedRelevance(cosine: number, lexical: number, ctx: FusionContext): number {
-  const span = ctx.bestCosine - ctx.floor;
-  const dense = span > 1e-9 ? clamp01((cosine - ctx.floor) / span) : 1;
+  // When even the best cosine barely clears the floor, the cosines' differences are noise: stretch over at least this.
+  const span = Math.max(ctx.bestCosine - ctx.floor, FUSION.minDenseSpan);
+  const dense = clamp01((cosine - ctx.floor) / span);
   // A match of one word of a many-word question (however it ranks among the matches) earns only its share of the query.
   const scale = Math.max(ctx.bestLexical + FUSION.lexicalSaturation, FUSION.wholeQueryShare * ctx.queryWeight);
   const words = lexical > 0 ? lexical / scale : 0;
@@ -51,6 +53,42 @@ export function speakerFactor(queryWords: ReadonlySet<string>, memoryText: strin
   const speaker = speakerOf(memoryText);
   if (speaker === null) return 1;
   return [...wordSet(speaker)].every((w) => queryWords.has(w)) ? FUSION.namedSpeaker : 1;
+}
+
+/** Sentences: runs of text up to their end marks, Latin and full-width. */
+const SENTENCE = /[^.!?。！？]+[.!?。！？]*/gu;
+const QUESTION_END = /[?？]$/u;
+
+/**
+ * 1 − FUSION.askedShare × the share of the memory's sentences that are questions: a memory that asks ("How long have
+ * you been married?") echoes a question's wording and meaning without holding its answer, so it yields to one that
+ * tells. LoCoMo's development half: +0.018 R@5, +0.006 MRR@10 (test/eval/README.md, issue 30's second pass).
+ */
+export function askingFactor(memoryText: string): number {
+  const sentences = (withoutSpeaker(memoryText).match(SENTENCE) ?? []).map((s) => s.trim()).filter((s) => /[\p{L}\p{N}]/u.test(s));
+  if (sentences.length === 0) return 1;
+  const asked = sentences.filter((s) => QUESTION_END.test(s)).length;
+  return 1 - FUSION.askedShare * (asked / sentences.length);
+}
+
+/** A question that asks when: "When did…", "What date/time/year/month/day…", "How long ago…". */
+const ASKS_WHEN = /^\s*(?:when\b|what\s+(?:date|time|year|month|day)\b|how\s+long\s+ago\b)/iu;
+/** A word or number that says when (English; "May" is left out, it is more often the verb). */
+const SAYS_WHEN = new RegExp(
+  "\\b(?:yesterday|today|tomorrow|tonight|ago|last|next|weekend|weeks?|months?|years?|" +
+    "monday|tuesday|wednesday|thursday|friday|saturday|sunday|" +
+    "january|february|march|april|june|july|august|september|october|november|december|" +
+    "\\d{4}|\\d{1,2}(?:st|nd|rd|th))\\b",
+  "iu",
+);
+
+/**
+ * FUSION.saysWhen when the query asks when and the memory says when (a date, a weekday, a month, "yesterday", "last
+ * week"), else 1: "When did Melanie sign up for pottery?" is answered by "I just signed up for a pottery class
+ * yesterday", not by "Pottery is so relaxing". LoCoMo's development half: +0.006 MRR@10 (issue 30, second pass).
+ */
+export function whenFactor(queryText: string, memoryText: string): number {
+  return ASKS_WHEN.test(queryText) && SAYS_WHEN.test(memoryText) ? FUSION.saysWhen : 1;
 }
 
 /** A lexical match as the memory's own words support it. */

@@ -7,10 +7,10 @@ import type { MemoryRecord, MemoryStore } from "../store/types.js";
 import { isoSeconds } from "../time.js";
 import type { RetrieveInput } from "../types.js";
 import { confidence, withinScore } from "./score.js";
-import { fusedRelevance, lexicalEvidence, speakerFactor, wordSet, type LexicalEvidence } from "./fusion.js";
+import { askingFactor, fusedRelevance, lexicalEvidence, speakerFactor, whenFactor, wordSet, type LexicalEvidence } from "./fusion.js";
 import { searchTerms } from "./search-terms.js";
 import { storeSource, type VectorIndexes } from "./vector-index.js";
-import { FUSION, relevanceFloorFor } from "./weights.js";
+import { CONFIDENCE_GAP_RANK, FUSION, relevanceFloorFor } from "./weights.js";
 
 export interface RetrieveDeps {
   store: MemoryStore;
@@ -39,6 +39,8 @@ export interface RankedCandidate {
 export interface RankedQuery {
   bestCosine: number;
   bestWordShare: number;
+  /** The best cosine over the tenth candidate's (over the floor with fewer than ten candidates). */
+  bestGap: number;
   candidates: RankedCandidate[];
 }
 
@@ -85,6 +87,7 @@ export async function rankCandidates(
     if (cosine < floor && !(evidence.get(id)?.carriesWeight ?? false)) cosines.delete(id);
   }
   const bestCosine = dense[0]!.cosine;
+  const tenth = [...cosines.values()].sort((a, b) => b - a)[CONFIDENCE_GAP_RANK - 1] ?? floor;
   const queryWeight = lexical[0]?.queryWeight ?? 0;
   let bestLexical = 0;
   let bestWords = 0;
@@ -98,7 +101,9 @@ export async function rankCandidates(
   const relevance = new Map<number, number>();
   for (const [id, cosine] of cosines) {
     const record = records.get(id);
-    if (record) relevance.set(id, fusedRelevance(cosine, evidence.get(id)?.score ?? 0, context) * speakerFactor(queryWords, record.text));
+    if (!record) continue;
+    const fused = fusedRelevance(cosine, evidence.get(id)?.score ?? 0, context);
+    relevance.set(id, fused * speakerFactor(queryWords, record.text) * askingFactor(record.text) * whenFactor(queryText, record.text));
   }
   const bestRelevance = Math.max(...relevance.values());
   const candidates: RankedCandidate[] = [];
@@ -107,7 +112,7 @@ export async function rankCandidates(
     candidates.push({ record, cosine: cosines.get(id)!, ...withinScore({ ...record, relevance: fused / bestRelevance }, nowMs) });
   }
   candidates.sort((a, b) => b.within - a.within || b.cosine - a.cosine);
-  return { bestCosine, bestWordShare: queryWeight > 0 ? bestWords / queryWeight : 0, candidates };
+  return { bestCosine, bestWordShare: queryWeight > 0 ? bestWords / queryWeight : 0, bestGap: bestCosine - tenth, candidates };
 }
 
 /**
@@ -123,7 +128,8 @@ export async function retrieveMemories(
   const nowMs = deps.now().getTime();
   const ranked = await rankCandidates(deps, workspaceId, input.query, nowMs);
   // One factor per query: the ranking within it is the candidates' own, the threshold means the same across queries.
-  const sure = ranked === null ? 0 : confidence(relevanceFloorFor(deps.embedder.id), ranked.bestCosine, ranked.bestWordShare);
+  const sure =
+    ranked === null ? 0 : confidence(relevanceFloorFor(deps.embedder.id), ranked.bestCosine, ranked.bestWordShare, ranked.bestGap);
   const chosen = (ranked?.candidates ?? [])
     .map((c) => ({ ...c, score: clamp01(sure * c.within) }))
     .filter((c) => c.score >= input.min_score)

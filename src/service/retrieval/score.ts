@@ -20,17 +20,20 @@ export interface ScoreContext {
   bestCosine: number;
   /** The best share of the query's lexical weight a candidate holds in whole words (0..1; 0 when none). */
   bestWordShare?: number;
+  /** How far the best cosine stands above the tenth candidate's (the floor's with fewer than ten candidates). */
+  bestGap?: number;
 }
 
 const clamp01 = (x: number) => (x < 0 ? 0 : x > 1 ? 1 : x);
 
 /**
  * How sure the query is to have an answer among the memories, 0..1, one factor for every candidate of a query: a
- * logistic of its best evidence, how far the best cosine clears the floor plus the best whole-word lexical share
- * (weights.ts CONFIDENCE, fitted in test/eval/calibrate.js).
+ * logistic of its best evidence, how far the best cosine clears the floor, the best whole-word lexical share and how
+ * far the best cosine stands above the tenth candidate's (weights.ts CONFIDENCE, fitted in
+ * test/eval/calibrate-score.js). Without the gap, the best cosine is taken to be alone above the floor.
  */
-export function confidence(floor: number, bestCosine: number, bestWordShare = 0): number {
-  const evidence = bestCosine - floor + CONFIDENCE.wordShare * clamp01(bestWordShare);
+export function confidence(floor: number, bestCosine: number, bestWordShare = 0, bestGap = bestCosine - floor): number {
+  const evidence = bestCosine - floor + CONFIDENCE.wordShare * clamp01(bestWordShare) + CONFIDENCE.gap * Math.max(0, bestGap);
   return 1 / (1 + Math.exp(-(evidence - CONFIDENCE.center) / CONFIDENCE.width));
 }
 
@@ -64,5 +67,5 @@ export function withinScore(m: ScoreInput, nowMs: number): { within: number; exp
 
 export function hybridScore(m: ScoreInput, ctx: ScoreContext): { score: number; expired: boolean } {
   const { within, expired } = withinScore(m, ctx.nowMs);
-  return { score: clamp01(confidence(ctx.floor, ctx.bestCosine, ctx.bestWordShare) * within), expired };
+  return { score: clamp01(confidence(ctx.floor, ctx.bestCosine, ctx.bestWordShare, ctx.bestGap) * within), expired };
 }

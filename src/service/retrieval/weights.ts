@@ -1,10 +1,11 @@
 // The hybrid score's constants (DESIGN.md "Retrieval and decay"), in one place; the README documents them.
 //
 //   score = confidence · (0.75·relevance'² + 0.10·recency + 0.10·importance' + 0.05·frequency)   (× 0.2 when expired)
-//   confidence = σ((best cosine − floor + 0.15·best whole-word share − 0.241) / 0.065)     (CONFIDENCE below)
+//   confidence = σ((best cosine − floor + 0.61·best whole-word share + 3.07·gap − 0.741) / 0.092)  (CONFIDENCE below)
+//   gap         = best cosine − the tenth candidate's cosine (the floor with fewer candidates)
 //   relevance'  = fused / best fused among the candidates                               (1 for the best match)
-//   fused       = 0.4·cosine' + 0.6·lexical / (best lexical + s)                       (FUSION; ./fusion.ts)
-//   cosine'     = (cosine − floor) / (best cosine among the candidates − floor), within 0..1
+//   fused       = (0.4·cosine' + 0.6·lexical / (best lexical + s)) · speaker · asking · when  (FUSION; ./fusion.ts)
+//   cosine'     = (cosine − floor) / max(best cosine among the candidates − floor, 0.15), within 0..1
 //   recency     = 2^(−days since last access, or creation, / 30)
 //   importance' = (importance − 1) / 9
 //   frequency   = min(1, log2(1 + access_count) / 6)
@@ -28,18 +29,25 @@ export const WEIGHTS = {
 
 /**
  * relevance' makes the best candidate 1 whatever its cosine, so every score of a query is multiplied by one factor,
- * confidence = σ((best cosine − floor + wordShare · best whole-word lexical share − center) / width) (./score.ts): the
- * ranking within a query is unchanged, and the score means the same across queries, so one threshold (the default
- * min_score, ../../contract/limits.ts) keeps answers and drops questions unrelated to every memory. Fitted on the
- * dev parts of the project's set and LoCoMo's development half, with questions asked of another conversation as
- * unrelated ones (test/eval/calibrate.js; curve in test/eval/README.md). Until issue 30 the factor was linear,
+ * confidence = σ((best cosine − floor + wordShare · best whole-word lexical share + gap · (best cosine − the tenth
+ * candidate's cosine, or the floor's) − center) / width) (./score.ts): the ranking within a query is unchanged, and
+ * the score means the same across queries, so one threshold (the default min_score, ../../contract/limits.ts) keeps
+ * answers and drops questions unrelated to every memory. Fitted on the dev parts of the project's set and LoCoMo's
+ * development half, with questions asked of another conversation as unrelated ones (test/eval/calibrate-score.js;
+ * curve in test/eval/README.md). The gap (issue 30's second pass): a question a workspace cannot answer finds many
+ * memories about as close as its best, an answer stands out; it halved the LoCoMo questions asked of another
+ * conversation that the default still answered, and costs no dev answer. Until issue 30 the factor was linear,
  * min(1, (best cosine − floor) / 0.19), and questions unrelated to every memory scored 0.40-0.57.
  */
 export const CONFIDENCE = {
-  center: 0.241,
-  width: 0.065,
-  wordShare: 0.15,
+  center: 0.741,
+  width: 0.092,
+  wordShare: 0.61,
+  gap: 3.07,
 } as const;
+
+/** The candidate (by cosine, best first) whose cosine the best one's gap is measured to. */
+export const CONFIDENCE_GAP_RANK = 10;
 
 /** relevance' is raised to this power (1 would be linear). */
 export const SIMILARITY_EXPONENT = 2;
@@ -79,8 +87,26 @@ export const FUSION = {
    * speakerFactor). LoCoMo's development half: +0.01 R@10, +0.02 MRR@10; the project's set has no speakers.
    */
   namedSpeaker: 1.2,
+  /**
+   * A memory's fused relevance loses this share of itself in proportion to its sentences that are questions
+   * (./fusion.ts askingFactor): all questions × 0.7, half × 0.85. On LoCoMo's development half, R@5 against none:
+   * 0.2 +0.015, 0.3 +0.018, 0.4 +0.020, 0.5 +0.018 (MRR@10 +0.005 to +0.006 from 0.3 on); the smaller of the near-equal
+   * values is kept. The project's set holds no questions.
+   */
+  askedShare: 0.3,
+  /**
+   * A question asking when lifts a memory that says when by this (./fusion.ts whenFactor). LoCoMo's development half
+   * at 1.2: +0.006 MRR@10, +0.002 R@5 (1.1: +0.005 MRR; 1.3: +0.008 MRR, +0.003 R@5); the project's set unchanged.
+   */
+  saysWhen: 1.2,
   lexicalShare: 0.6,
   lexicalSaturation: 8,
+  /**
+   * cosine' is stretched from the floor over at least this (./fusion.ts): a query whose best cosine barely clears the
+   * floor ranks by its words, not by cosine differences of a few hundredths. Project set's dev rows: MRR 0.858 →
+   * 0.884 (0.10: 0.866; 0.20-0.25: 0.878; 0.30: 0.803); LoCoMo's development half unchanged (issue 30, second pass).
+   */
+  minDenseSpan: 0.15,
   /**
    * The lexical score is relative to at least this share of the whole query's weight (./fusion.ts): a memory holding
    * one common word of a five-word question is not a strong lexical match because nothing matched better. Chosen on
