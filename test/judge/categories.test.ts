@@ -88,6 +88,50 @@ describe("rules where a word decides", () => {
     const text = "Project Atlas stores its data in PostgreSQL; the password is rotated monthly.";
     for (const { mode, categories } of await both(text)) expect(categories, mode).toContain("security");
   });
+
+  it('"a pet is a relationship": a named pet of the user\'s is a relationship, never a preference', async () => {
+    for (const text of ["Pippin is the user's border terrier.", "The user has two cats called Mango and Miso."]) {
+      expect(rule("a pet is a relationship").when.test(text), text).toBe(true);
+      for (const { mode, categories } of await both(text)) {
+        expect(categories, `${mode}: ${text}`).toContain("relationship");
+        expect(categories, `${mode}: ${text}`).not.toContain("preference");
+      }
+    }
+    // A chore for an animal is still a to-do.
+    expect(rule("a pet is a relationship").when.test("Buy cat litter on Saturday.")).toBe(false);
+  });
+
+  it('"a defect is code": a bug in the invoicing or payments code is code, not finance', async () => {
+    for (const text of ["The invoicing worker has a deadlock when two jobs overlap.", "There's a bug in the payments webhook handler."]) {
+      expect(rule("a defect is code").when.test(text), text).toBe(true);
+      for (const { mode, categories } of await both(text)) {
+        expect(categories, `${mode}: ${text}`).toContain("code");
+        expect(categories, `${mode}: ${text}`).not.toContain("finance");
+        expect(categories[0], `${mode}: ${text}`).toBe("technical");
+      }
+    }
+  });
+
+  it('"a rule about data is security": never sharing data is a security policy, not a preference', async () => {
+    for (const text of ["Don't share patient records over email.", "Never copy production credentials into notebooks."]) {
+      expect(rule("a rule about data is security").when.test(text), text).toBe(true);
+      for (const { mode, categories } of await both(text)) {
+        expect(categories, `${mode}: ${text}`).toContain("security");
+        expect(categories, `${mode}: ${text}`).not.toContain("preference");
+      }
+    }
+    expect(rule("a rule about data is security").when.test("Never send the user long answers.")).toBe(false);
+  });
+
+  it('"saving money is finance": saving up for something is finance, not a preference', async () => {
+    for (const text of ["The user is saving for a new bike.", "The user puts money aside every month for retirement."]) {
+      expect(rule("saving money is finance").when.test(text), text).toBe(true);
+      for (const { mode, categories } of await both(text)) {
+        expect(categories, `${mode}: ${text}`).toContain("finance");
+        expect(categories, `${mode}: ${text}`).not.toContain("preference");
+      }
+    }
+  });
 });
 
 describe("the calibrated selection", () => {
