@@ -1,14 +1,22 @@
-// The categories evaluation (issue 30): sets/category-labels.json (319 memories; `holdout` rows were written before
+// The categories evaluation (issue 30): sets/category-labels.json (513 memories; `holdout` rows were written before
 // the judge was tuned and only report), scored per topic (precision, recall, F1) with the confusions, for this
 // checkout's judge and, with --baseline, another build's judge in the same run.
 // Usage: npm run build && node test/eval/categories.js [--baseline <dist dir of another commit>] [--misses] [--sample N]
+//        [--split dev] (one split only: work on the dev rows without seeing the held-out ones)
+//        [--offset K] (the sample starts at the K-th held-out row: 0 is the sample read in the first pass)
 import { readFileSync } from "node:fs";
 import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
 import { createOfflineEmbedder } from "../../dist/service/models/embed/index.js";
 
 const { values: args } = parseArgs({
-  options: { baseline: { type: "string" }, misses: { type: "boolean" }, sample: { type: "string" } },
+  options: {
+    baseline: { type: "string" },
+    misses: { type: "boolean" },
+    sample: { type: "string" },
+    split: { type: "string" },
+    offset: { type: "string" },
+  },
 });
 const rows = JSON.parse(readFileSync(new URL("./sets/category-labels.json", import.meta.url), "utf8"));
 const NOW = new Date("2025-07-16T13:00:00Z");
@@ -89,8 +97,11 @@ export function measure(items) {
 const results = [];
 for (const { name, judge } of judges) {
   const got = [];
+  const started = process.hrtime.bigint();
   for (const [i, row] of rows.entries()) got.push((await judge(row.text, i)).categories);
+  const us = Number(process.hrtime.bigint() - started) / 1000 / rows.length;
   results.push({ name, got });
+  console.log(`${name}: ${us.toFixed(0)} µs per memory (the whole judge, the vector given)`);
 }
 if (process.env.BRAIN_JUDGE_URL) {
   const { createOfflineJudge, createProviderJudge } = await import("../../dist/service/models/judge/index.js");
@@ -103,7 +114,7 @@ if (process.env.BRAIN_JUDGE_URL) {
 }
 
 const topicNames = [...new Set(rows.flatMap((r) => r.topics))].sort();
-for (const split of ["dev", "holdout"]) {
+for (const split of args.split ? [args.split] : ["dev", "holdout"]) {
   const picked = rows.map((row, i) => ({ row, i })).filter(({ row }) => row.split === split);
   const ms = results.map(({ name, got }) => ({ name, m: measure(picked.map(({ row, i }) => ({ row, got: got[i] }))) }));
   console.log(`\n## ${split} (${picked.length} memories)\n`);
@@ -146,13 +157,14 @@ for (const split of ["dev", "holdout"]) {
   }
 }
 
-if (args.sample) {
+if (args.sample && args.split !== "dev") {
   // Every k-th held-out row, so the sample is fixed and spread over the set.
   const held = rows.map((row, i) => ({ row, i })).filter(({ row }) => row.split === "holdout");
   const k = Math.max(1, Math.floor(held.length / Number(args.sample)));
   const last = results.at(-1);
   console.log(`\n| memory | labelled | ${last.name} |\n|---|---|---|`);
-  for (const { row, i } of held.filter((_, j) => j % k === 0).slice(0, Number(args.sample))) {
+  const offset = Number(args.offset ?? 0);
+  for (const { row, i } of held.filter((_, j) => j % k === offset % k).slice(0, Number(args.sample))) {
     const [d, ...t] = last.got[i];
     console.log(`| ${row.text} | ${row.domain}: ${row.topics.join(", ")} | ${d}: ${t.join(", ")} |`);
   }

@@ -88,6 +88,54 @@ describe("rules where a word decides", () => {
     const text = "Project Atlas stores its data in PostgreSQL; the password is rotated monthly.";
     for (const { mode, categories } of await both(text)) expect(categories, mode).toContain("security");
   });
+
+  // The second pass's rules (issue 30): each gives its topic and drops the named ones, even when their own words appear.
+  const overriding: Array<{ name: string; why: string; texts: string[]; gives: Topic; never: Topic[]; domain?: string; not?: string }> = [
+    {
+      name: "a pet is a relationship",
+      why: "a named pet of the user's is a relationship, never a preference",
+      texts: ["Pippin is the user's border terrier.", "The user has two cats called Mango and Miso."],
+      gives: "relationship",
+      never: ["preference"],
+      not: "Buy cat litter on Saturday.", // a chore for an animal is still a to-do
+    },
+    {
+      name: "a defect is code",
+      why: "a bug in the invoicing or payments code is code, not finance",
+      texts: ["The invoicing worker has a deadlock when two jobs overlap.", "There's a bug in the payments webhook handler."],
+      gives: "code",
+      never: ["finance"],
+      domain: "technical",
+    },
+    {
+      name: "a rule about data is security",
+      why: "never sharing data is a security policy, not a preference",
+      texts: ["Don't share patient records over email.", "Never copy production credentials into notebooks."],
+      gives: "security",
+      never: ["preference"],
+      not: "Never send the user long answers.",
+    },
+    {
+      name: "saving money is finance",
+      why: "saving up for something is finance, not a preference",
+      texts: ["The user is saving for a new bike.", "The user puts money aside every month for retirement."],
+      gives: "finance",
+      never: ["preference"],
+    },
+  ];
+  for (const c of overriding) {
+    it(`"${c.name}": ${c.why}`, async () => {
+      for (const text of c.texts) {
+        expect(rule(c.name).when.test(text), text).toBe(true);
+        for (const { mode, categories } of await both(text)) {
+          expect(categories, `${mode}: ${text}`).toContain(c.gives);
+          for (const t of c.never) expect(categories, `${mode}: ${text}`).not.toContain(t);
+          if (c.domain) expect(categories[0], `${mode}: ${text}`).toBe(c.domain);
+        }
+      }
+      if (c.not) expect(rule(c.name).when.test(c.not), c.not).toBe(false);
+    });
+  }
 });
 
 describe("the calibrated selection", () => {
@@ -167,7 +215,7 @@ describe("the labelled set's held-out part (written before tuning; reported, not
     const byText = new Map(held.map((r, i) => [r.text, vectors[i]!]));
     const s = await scoreSet(held, (text, now) => model.judge(text, now, byText.get(text)!), NOW);
     console.log(`category-labels holdout: n=${s.n} domain ${s.domainAccuracy.toFixed(3)} topic micro-F1 ${s.microF1.toFixed(3)}`);
-    expect(s.microF1).toBeGreaterThanOrEqual(0.75);
+    expect(s.microF1).toBeGreaterThanOrEqual(0.8);
   });
 });
 

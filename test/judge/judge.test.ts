@@ -68,7 +68,7 @@ describe("the offline judge", () => {
 
   it("names whether it uses the classifiers in its id", () => {
     expect(createOfflineJudge().id).toBe("rules/1");
-    expect(createOfflineJudge({ embedderId: embedder.id }).id).toMatch(/^rules\+ridge\/1@minilm-l6\/1$/);
+    expect(createOfflineJudge({ embedderId: embedder.id }).id).toMatch(/^rules\+classifiers\/2@minilm-l6\/1$/);
   });
 
   it("rates a security or health fact above chit-chat", async () => {

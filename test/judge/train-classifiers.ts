@@ -1,5 +1,5 @@
 // Build-time trainer for the judge's small classifiers over the sentence encoder (all-MiniLM-L6-v2): a ridge regression
-// for importance and one-vs-rest ridge scores for each domain and topic, trained on
+// for importance and one-vs-rest logistic regressions for each domain and topic, trained on
 // src/service/models/judge/data/training.json (categories also on data/category-training.json and the dev rows of
 // test/eval/sets/category-labels.json; never its held-out rows), with the topic calibration. Writes data/classifier-weights.ts.
 // Run: npx esbuild test/judge/train-classifiers.ts --bundle --platform=node --format=esm --packages=external \
@@ -42,7 +42,7 @@ const labelled = JSON.parse(
 ) as CategoryExample[];
 const extra = JSON.parse(readFileSync(fileURLToPath(new URL("category-training.json", dataUrl)), "utf8")) as CategoryExample[];
 const devRows = labelled.filter((e) => e.split === "dev");
-const catExamples: CategoryExample[] = [...examples, ...extra, ...devRows];
+const catExamples: CategoryExample[] = process.env.EXP_NO_TRAINING ? [...extra, ...devRows] : [...examples, ...extra, ...devRows];
 
 const embedder = createSemanticEmbedder();
 await embedder.load();
@@ -50,7 +50,10 @@ const XC = await embedder.embed(
   catExamples.map((e) => e.text),
   "document",
 );
-const X = XC.slice(0, examples.length);
+const X = await embedder.embed(
+  examples.map((e) => e.text),
+  "document",
+);
 const n = X.length,
   d = X[0]!.length;
 const labels = ["importance", ...DOMAINS.map((x) => `domain:${x}`), ...TOPICS.map((x) => `topic:${x}`)];
@@ -109,7 +112,6 @@ function looPredictions(r: Ridge, lambda: number): number[][] {
 }
 
 const importanceProblem = ridgeProblem(X, Y);
-const categoryProblem = ridgeProblem(XC, YC);
 const rules = examples.map((e) => rateImportanceByRules(e.text));
 let best = { lambda: 0, alpha: 0, mae: Infinity };
 for (const lambda of [0.003, 0.01, 0.03, 0.1, 0.3, 1]) {
@@ -126,8 +128,8 @@ console.log(
   `importance LOO MAE: rules ${rulesMae.toFixed(2)}, blend ${best.mae.toFixed(2)} (lambda ${best.lambda}, correction weight ${best.alpha})`,
 );
 
-// Categories: the ridge strength, the classifier's weights beside the lexicon, then per-topic thresholds, the ratio and
-// the short-text cap, all chosen by leave-one-out topic F1 (and domain accuracy) over catExamples.
+// Categories: the logistic regressions' L2 penalty, their weight beside the lexicon, then per-topic thresholds, the
+// ratio and the short-text cap, all chosen by out-of-fold topic F1 (and domain accuracy) on the dev rows.
 const lexicon = catExamples.map((e) => scoreCategories(e.text));
 const gold = catExamples.map((e) => new Set(e.topics));
 function blended(loo: number[][], beta: number, betaDomain: number) {
@@ -141,20 +143,22 @@ function blended(loo: number[][], beta: number, betaDomain: number) {
 }
 // The selection is judged on the development rows alone: they are labelled the way the evaluation is (one topic
 // unless a memory plainly has more), while training.json's rows often carry three.
+const FIRST_PASS_DEV_ROWS = 186;
+const CATEGORY_L2 = [0.0003, 0.001, 0.003];
 const judged = catExamples.map((_, i) => i).filter((i) => i >= catExamples.length - devRows.length);
-function evaluate(scores: ReturnType<typeof blended>, calibration: TopicCalibration) {
+function evaluate(scores: ReturnType<typeof blended>, calibration: TopicCalibration, rows = judged) {
   let tp = 0,
     fp = 0,
     fn = 0,
     dom = 0;
-  judged.forEach((i) => {
+  rows.forEach((i) => {
     const e = catExamples[i]!;
     const [domain, ...topics] = chooseCategories(scores[i]!, DOMAINS, TOPICS, e.text, calibration);
     if (domain === e.domain) dom++;
     for (const t of topics) gold[i]!.has(t) ? tp++ : fp++;
     for (const t of e.topics) if (!topics.includes(t as Topic)) fn++;
   });
-  return { f1: (2 * tp) / (2 * tp + fp + fn), domainAcc: dom / judged.length };
+  return { f1: (2 * tp) / (2 * tp + fp + fn), domainAcc: dom / rows.length };
 }
 /** Each topic's threshold alone: the one with the best F1 of "score ≥ threshold" (ties: the higher). */
 function topicThresholds(scores: ReturnType<typeof blended>): Record<Topic, number> {
@@ -165,7 +169,7 @@ function topicThresholds(scores: ReturnType<typeof blended>): Record<Topic, numb
       let tp = 0,
         fp = 0,
         fn = 0;
-      (process.env.TRAIN_THRESHOLDS_DEV ? judged : scores.map((_, i) => i)).forEach((i) => {
+      judged.forEach((i) => {
         const s = scores[i]!;
         const on = (s.topics.get(t) ?? 0) >= th;
         const want = gold[i]!.has(t);
@@ -184,8 +188,65 @@ function topicThresholds(scores: ReturnType<typeof blended>): Record<Topic, numb
 const rulesOnly = evaluate(lexicon, RULES_CALIBRATION);
 console.log(`categories, rules alone: topic F1 ${rulesOnly.f1.toFixed(3)} domain accuracy ${rulesOnly.domainAcc.toFixed(3)}`);
 let bestCat = { lambda: 1, beta: 0, betaDomain: 0, calibration: RULES_CALIBRATION, f1: -1, domainAcc: 0 };
-for (const lambda of [0.1, 0.3, 1]) {
-  const loo = looPredictions(categoryProblem, lambda);
+// Domains and topics: one-vs-rest logistic regressions (they measured better than ridge scores on the dev rows, 10-fold:
+// topic F1 0.844 against 0.838), trained by full-batch gradient descent with an L2 penalty; outputs are probabilities.
+interface Logistic {
+  W: number[][];
+  b: number[];
+}
+function fitLogistic(Xs: Float32Array[], Ys: number[][], l2: number, iters = 300): Logistic {
+  const m = Ys[0]!.length;
+  const W = Array.from({ length: m }, () => new Array<number>(d).fill(0));
+  const b = Ys[0]!.map((_, c) => {
+    const p = (Ys.reduce((s, y) => s + y[c]!, 0) + 0.5) / (Ys.length + 1);
+    return Math.log(p / (1 - p));
+  });
+  const lr = 2;
+  for (let it = 0; it < iters; it++) {
+    const gW = Array.from({ length: m }, () => new Array<number>(d).fill(0));
+    const gb = new Array<number>(m).fill(0);
+    Xs.forEach((x, i) => {
+      for (let c = 0; c < m; c++) {
+        const w = W[c]!;
+        let z = b[c]!;
+        for (let t = 0; t < d; t++) z += w[t]! * x[t]!;
+        const g = 1 / (1 + Math.exp(-z)) - Ys[i]![c]!;
+        gb[c]! += g;
+        const gw = gW[c]!;
+        for (let t = 0; t < d; t++) gw[t]! += g * x[t]!;
+      }
+    });
+    for (let c = 0; c < m; c++) {
+      b[c]! -= (lr * gb[c]!) / Xs.length;
+      for (let t = 0; t < d; t++) W[c]![t]! -= lr * (gW[c]![t]! / Xs.length + l2 * W[c]![t]!);
+    }
+  }
+  return { W, b };
+}
+const predictLogistic = (f: Logistic, x: Float32Array) =>
+  f.W.map((w, c) => 1 / (1 + Math.exp(-w.reduce((s, wi, t) => s + wi * x[t]!, f.b[c]!))));
+function cvLogistic(l2: number, folds = 10): number[][] {
+  const out: number[][] = new Array(catExamples.length);
+  for (let f = 0; f < folds; f++) {
+    const tr = catExamples.map((_, i) => i).filter((i) => i % folds !== f);
+    const model = fitLogistic(
+      tr.map((i) => XC[i]!),
+      tr.map((i) => YC[i]!),
+      l2,
+    );
+    catExamples.forEach((_, i) => {
+      if (i % folds === f) out[i] = predictLogistic(model, XC[i]!);
+    });
+  }
+  return out;
+}
+const outOfFoldCache = new Map<number, number[][]>();
+const outOfFold = (l2: number) => {
+  if (!outOfFoldCache.has(l2)) outOfFoldCache.set(l2, cvLogistic(l2));
+  return outOfFoldCache.get(l2)!;
+};
+for (const lambda of CATEGORY_L2) {
+  const loo = outOfFold(lambda);
   for (const beta of [2, 4, 8, 12, 16, 24]) {
     const scores = blended(loo, beta, 0);
     const thresholds = topicThresholds(scores);
@@ -197,7 +258,7 @@ for (const lambda of [0.1, 0.3, 1]) {
       }
   }
 }
-const bestLoo = looPredictions(categoryProblem, bestCat.lambda);
+const bestLoo = outOfFold(bestCat.lambda);
 {
   // Greedily, the topics that do better when only a word can give them.
   const scores = blended(bestLoo, bestCat.beta, 0);
@@ -218,12 +279,22 @@ for (const betaDomain of [0, 0.5, 1, 2, 3, 4, 6, 8]) {
   if (r.domainAcc > bestCat.domainAcc + 1e-9 || betaDomain === 0) bestCat = { ...bestCat, betaDomain, domainAcc: r.domainAcc };
 }
 console.log(
-  `categories LOO over ${catExamples.length} examples: lambda ${bestCat.lambda} topic weight ${bestCat.beta} domain weight ${bestCat.betaDomain} ratio ${bestCat.calibration.ratio} short cap ${bestCat.calibration.shortCap}: topic F1 ${bestCat.f1.toFixed(3)} domain accuracy ${bestCat.domainAcc.toFixed(3)}`,
+  `categories, 10-fold over ${catExamples.length} examples, judged on the ${judged.length} dev rows: L2 ${bestCat.lambda} topic weight ${bestCat.beta} domain weight ${bestCat.betaDomain} ratio ${bestCat.calibration.ratio} short cap ${bestCat.calibration.shortCap}: topic F1 ${bestCat.f1.toFixed(3)} domain accuracy ${bestCat.domainAcc.toFixed(3)}`,
 );
 console.log(`thresholds ${JSON.stringify(bestCat.calibration.thresholds)}`);
+{
+  // The first 186 dev rows are the set as the first pass left it; the figure there compares with its 0.854.
+  const first = judged.slice(0, FIRST_PASS_DEV_ROWS);
+  const r = evaluate(blended(bestLoo, bestCat.beta, bestCat.betaDomain), bestCat.calibration, first);
+  const rr = evaluate(lexicon, RULES_CALIBRATION, first);
+  console.log(
+    `10-fold on the first pass's ${first.length} dev rows: topic F1 ${r.f1.toFixed(3)} domain ${r.domainAcc.toFixed(3)}; rules alone ${rr.f1.toFixed(3)}`,
+  );
+}
 if (process.env.TRAIN_MISSES) {
   const scores = blended(bestLoo, bestCat.beta, bestCat.betaDomain);
-  catExamples.forEach((e, i) => {
+  judged.forEach((i) => {
+    const e = catExamples[i]!;
     const [domain, ...topics] = chooseCategories(scores[i]!, DOMAINS, TOPICS, e.text, bestCat.calibration);
     if (domain !== e.domain || topics.join() !== e.topics.join())
       console.log(`miss: ${e.text} | want ${e.domain} ${e.topics} | got ${domain} ${topics}`);
@@ -231,16 +302,18 @@ if (process.env.TRAIN_MISSES) {
 }
 
 const AI = solve(importanceProblem.K, best.lambda, importanceProblem.centered);
-const AC = solve(categoryProblem.K, bestCat.lambda, categoryProblem.centered);
+const categoryModel = fitLogistic(XC, YC, bestCat.lambda);
 const primal = (Xs: Float32Array[], A: number[][], j: number) =>
   Array.from({ length: d }, (_, t) => Number(Xs.reduce((s, x, i) => s + x[t]! * A[i]![j]!, 0).toPrecision(4)));
-const weights = [primal(X, AI, 0), ...YC[0]!.map((_, j) => primal(XC, AC, j))];
-const means = [...importanceProblem.means, ...categoryProblem.means];
+const weights = [primal(X, AI, 0), ...categoryModel.W.map((w) => w.map((v) => Number(v.toPrecision(4))))];
+const means = [...importanceProblem.means, ...categoryModel.b];
 const json = JSON.stringify({
   space: CLASSIFIER_SPACE,
   trained_on: `data/training.json (${n} examples); categories also data/category-training.json (${extra.length}) and the ${devRows.length} dev rows of test/eval/sets/category-labels.json`,
   lambda: best.lambda,
   importance_correction_weight: best.alpha,
+  category_link: "logistic",
+  category_l2: bestCat.lambda,
   category_model_weight: bestCat.beta,
   domain_model_weight: bestCat.betaDomain,
   topic_calibration: bestCat.calibration,

@@ -81,9 +81,11 @@ export const TOPIC_LEXICON: Record<Topic, Lexicon> = {
   ],
   code: [
     [
-      /\b(?:code|coding|function|class|method|variable|typescript|javascript|python|rust|golang|go\b|java\b|kotlin|swift|ruby|php|c\+\+|react|vue|angular|node(?:\.js)?|npm|pnpm|yarn|library|framework|api|endpoint|refactor\w*|lint\w*|eslint|prettier|tests?|unit tests?|vitest|jest|pytest|bug|stack trace|exception|compile\w*|build|commit|branch|merge|git|pull request|snake_case|camelcase|indent\w*|tabs|spaces|type hints|async|orm|sql|schema|regex|module|package|dependency|dependencies|sdk|cli|json|yaml|graphql|rest)\b/i,
+      /\b(?:coding|function|class|method|variable|typescript|javascript|python|rust|golang|go\b|java\b|kotlin|swift|ruby|php|c\+\+|react|vue|angular|node(?:\.js)?|npm|pnpm|yarn|endpoint|refactor\w*|lint\w*|eslint|prettier|unit tests?|vitest|jest|pytest|bug|stack trace|exception|compile\w*|git|pull request|snake_case|camelcase|indent\w*|type hints|async|orm|sql|schema|regex|dependency|dependencies|sdk|graphql)\b/i,
       2,
     ],
+    // Words as often said of a process, a tool preference or a server as of code itself.
+    [/\b(?:code|library|framework|api|tests?|build|commit|branch|merge|tabs|spaces|module|package|cli|json|yaml|rest)\b/i, 1.5],
     [/\b(?:built with|written in|flutter|django|rails|fastapi|spring boot|laravel|next\.js|svelte|tokio|lodash|kotlin)\b/i, 2],
   ],
   security: [
@@ -107,9 +109,11 @@ export const TOPIC_LEXICON: Record<Topic, Lexicon> = {
   ],
   finance: [
     [
-      /\b(?:budget|revenue|salary|salaries|pay|paid|payment|invoice\w*|billing|price|pricing|cost\w*|spend\w*|expenses?|reimburse\w*|tax(?:es)?|funding|raise[ds]?|runway|burn|arr|mrr|profit|margin|bank|loan|mortgage|rent|savings|401k|stocks?|equity|options|payroll|quote|discount|\$\s?\d[\d,.]*k?|€\s?\d|£\s?\d|usd|eur|dollars|euros)\b/i,
+      /\b(?:budget|revenue|salary|salaries|invoices?|reimburse\w*|tax(?:es)?|funding|runway|burn rate|arr|mrr|profit|margin|bank|loan|mortgage|savings|401k|stocks?|equity|payroll|\$\s?\d[\d,.]*k?|€\s?\d|£\s?\d|usd|eur|dollars|euros)\b/i,
       3,
     ],
+    // Words that are often about money but as often name a system, a team or a product page ("the billing service").
+    [/\b(?:pay|paid|payments?|billing|price|pricing|cost\w*|spend\w*|expenses?|raise[ds]?|burn|rent|options|quote|discount)\b/i, 2],
   ],
   hiring: [
     [
@@ -249,9 +253,14 @@ export function scoreCategories(text: string): CategoryScores {
     const s = lexiconScore(lexicon, text);
     if (s > 0) domains.set(domain, s);
   }
-  for (const rule of DECIDING_RULES) if (rule.leans && rule.when.test(text)) domains.set(rule.leans, (domains.get(rule.leans) ?? 0) + 2);
+  const overridden = new Set<Topic>();
+  for (const rule of DECIDING_RULES) {
+    if (!rule.when.test(text)) continue;
+    if (rule.leans) domains.set(rule.leans, (domains.get(rule.leans) ?? 0) + 2);
+    for (const t of rule.overrides ?? []) overridden.add(t);
+  }
   for (const [topic, s] of topics) {
-    if (s < TOPIC_THRESHOLD) continue;
+    if (s < TOPIC_THRESHOLD || overridden.has(topic)) continue;
     for (const [domain, w] of Object.entries(TOPIC_DOMAIN[topic]) as Array<[Domain, number]>) {
       domains.set(domain, (domains.get(domain) ?? 0) + (w * Math.min(s, 4)) / 2);
     }
@@ -296,9 +305,14 @@ export interface DecidingRule {
   when: RegExp;
   gives: Topic;
   rulesOut: Topic[];
+  /** Topics dropped even when their own phrases appear ("the billing service has a bug": billing is not money here). */
+  overrides?: Topic[];
   /** The domain the phrase leans to, beside its topic's (a chore is the user's own life). */
   leans?: Domain;
 }
+
+const PET =
+  "(?:dog|cat|puppy|kitten|parrot|budgie|rabbit|hamster|guinea pig|tortoise|pony|horse|goldfish|retriever|labrador|beagle|terrier|poodle|spaniel|collie|greyhound|dachshund|husky|bulldog|corgi|pug|whippet|schnauzer|sheepdog|shepherd|tabby)s?";
 export const DECIDING_RULES: readonly DecidingRule[] = [
   {
     name: "an office is a workplace",
@@ -319,6 +333,40 @@ export const DECIDING_RULES: readonly DecidingRule[] = [
     gives: "infrastructure",
     rulesOut: ["security"],
   },
+  {
+    name: "a pet is a relationship",
+    when: new RegExp(
+      `\\b(?:(?:user's|my|his|her|their|our) (?:\\w+ )?${PET}|(?:has|have|adopted|got) (?:an?|two|three) (?:\\w+ )?${PET}|${PET} (?:called|named))\\b`,
+      "i",
+    ),
+    gives: "relationship",
+    rulesOut: [],
+    overrides: ["preference"],
+    leans: "personal",
+  },
+  {
+    name: "a defect is code",
+    when: /\b(?:bugs?|race conditions?|deadlocks?|retry loops?|memory leaks?|leaks memory|off-by-one|null pointer|stack traces?|segfaults?|regressions?|crash(?:es|ed)? (?:on|when)|throws? an? \w*\s?(?:exception|error))\b/i,
+    gives: "code",
+    rulesOut: ["infrastructure"],
+    overrides: ["finance", "preference", "customer", "product"],
+    leans: "technical",
+  },
+  {
+    name: "a rule about data is security",
+    when: /^(?=.*\b(?:data|credentials?|passwords?|keys?|secrets?|tokens?|pii|files|exports?|records|\.env)\b)(?=.*\b(?:never|don'?t|do not|must not|mustn'?t|should not|shouldn'?t|may not|not allowed to)(?: \w+){0,2} (?:paste|share|upload|send|e-?mail|post|commit|copy|copie|store|put|log|print|forward|expose|leave|write down|reuse)(?:e?d|s)?\b)/i,
+    gives: "security",
+    rulesOut: [],
+    overrides: ["preference"],
+    leans: "technical",
+  },
+  {
+    name: "saving money is finance",
+    when: /\b(?:sav(?:e|es|ing) (?:up )?(?:for|money|towards?)|putting (?:money )?aside|put(?:s|ting)? (?:\w+ )?(?:money|percent|%) (?:aside|into|in)|emergency fund|pension|retirement fund|index funds?|pay(?:s|ing)? off (?:the|a|their|his|her|my) (?:\w+ )?(?:loan|debt|mortgage)|budgeting)\b/i,
+    gives: "finance",
+    rulesOut: [],
+    overrides: ["preference"],
+  },
 ];
 
 /** The topics `scores` choose under `calibration`, best first (may be empty). */
@@ -336,6 +384,7 @@ export function pickTopics(
     if (!rule.when.test(text)) continue;
     given.add(rule.gives);
     for (const t of rule.rulesOut) if (!lexiconScore(TOPIC_LEXICON[t], text)) ruledOut.add(t);
+    for (const t of rule.overrides ?? []) ruledOut.add(t);
   }
   const below = new Map<Topic, number>();
   for (const [t, s] of topicScores) {

@@ -1,6 +1,6 @@
 // Small classifiers over the sentence encoder (DESIGN.md "Models": importance is rated by a model over the sentence
-// encoder offline). Linear ridge outputs trained at build time by test/judge/train-classifiers.ts on
-// data/training.json; they apply only to vectors from the space they were trained in.
+// encoder offline): a ridge regression for importance and one-vs-rest logistic regressions for domains and topics,
+// trained at build time by test/judge/train-classifiers.ts; they apply only to vectors from the space they were trained in.
 import { DOMAINS, TOPICS, type Domain, type Topic } from "../../../contract/taxonomy.js";
 import type { TopicCalibration } from "./categories.js";
 
@@ -20,6 +20,13 @@ export interface ClassifierWeights {
   domain_model_weight?: number;
   /** Per-topic thresholds, ratio and short-text cap for the blended scores (older weight files: the rules'). */
   topic_calibration?: TopicCalibration;
+  /**
+   * How the domain and topic outputs are read: "logistic" (one-vs-rest logistic regressions, a probability each) or,
+   * in older weight files, unset (ridge scores, read as they are).
+   */
+  category_link?: "logistic";
+  /** The logistic regressions' L2 penalty (chosen by 10-fold topic F1 on the dev rows; recorded, not read). */
+  category_l2?: number;
   /** "importance" (correction to the rules), then "domain:<d>" and "topic:<t>" for every label. */
   labels: string[];
   bias: number[];
@@ -47,10 +54,11 @@ export function scoreVector(weights: ClassifierWeights, sentence: Float32Array):
   const out = weights.weights.map((w, j) => w.reduce((s, wi, i) => s + wi * sentence[i]!, weights.bias[j]!));
   const domains = new Map<Domain, number>();
   const topics = new Map<Topic, number>();
+  const read = weights.category_link === "logistic" ? (z: number) => 1 / (1 + Math.exp(-z)) : (z: number) => z;
   weights.labels.forEach((label, j) => {
     const [kind, name] = label.split(":");
-    if (kind === "domain" && (DOMAINS as readonly string[]).includes(name!)) domains.set(name as Domain, out[j]!);
-    if (kind === "topic" && (TOPICS as readonly string[]).includes(name!)) topics.set(name as Topic, out[j]!);
+    if (kind === "domain" && (DOMAINS as readonly string[]).includes(name!)) domains.set(name as Domain, read(out[j]!));
+    if (kind === "topic" && (TOPICS as readonly string[]).includes(name!)) topics.set(name as Topic, read(out[j]!));
   });
   return { importance: out[0]!, domains, topics };
 }

@@ -51,7 +51,7 @@ export function createOfflineJudge(options: OfflineJudgeOptions = {}): Judge {
   const weights = options.weights ?? CLASSIFIER_WEIGHTS;
   const usesVectors = options.embedderId?.startsWith(CLASSIFIER_SPACE) ?? false;
   return {
-    id: usesVectors ? `rules+ridge/1@${CLASSIFIER_SPACE}` : "rules/1",
+    id: usesVectors ? `rules+classifiers/2@${CLASSIFIER_SPACE}` : "rules/1",
     async load() {},
     async judge(text, now, vector) {
       return judgeText(text, now, usesVectors ? sentencePart(vector, options.embedderId) : null, weights);
