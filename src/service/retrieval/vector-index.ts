@@ -409,7 +409,12 @@ export class VectorIndexes {
     return total;
   }
 
-  /** Workspaces whose index is in the cache, least recently used first. */
+  /** Whether the workspace's index is in the cache (it may be behind the store). */
+  has(workspaceId: number): boolean {
+    return this.byWorkspace.has(workspaceId);
+  }
+
+    /** Workspaces whose index is in the cache, least recently used first. */
   get cached(): number[] {
     return [...this.byWorkspace.keys()];
   }
