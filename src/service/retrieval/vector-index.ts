@@ -346,7 +346,7 @@ export class WorkspaceIndex {
   }
 
   /** Room for `rows` slots: their codes plus one scan's scratch (query codes and 4 bytes of result per row). */
-  private reserve(rows: number): void {
+  reserve(rows: number): void {
     this.kernel.ensure((rows + 1) * this.codeStride + 4 * rows);
     if (rows <= this.scales.length) return;
     let length = this.scales.length;
@@ -483,6 +483,8 @@ export class VectorIndexes {
     const stored = await source.readSnapshot!(this.embedderId);
     if (!stored || stored.dimensions !== this.dimensions) return null;
     const index = new WorkspaceIndex(this.dimensions, this.embedderId);
+    // Grown once: growing chunk by chunk would copy the codes read so far at each step.
+    index.reserve(stored.rows);
     for (let c = 0; c < stored.chunks; c++) {
       const chunk = await stored.readChunk(c);
       // Replaced or erased while it was read: the rows come from vectorsSince instead.

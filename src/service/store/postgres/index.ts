@@ -589,7 +589,10 @@ export class PostgresStore implements MemoryStore {
 
   async recentWorkspaces(limit: number): Promise<number[]> {
     const { rows } = await this.q<{ workspace_id: number }>(
-      "SELECT workspace_id FROM memories GROUP BY workspace_id ORDER BY max(updated_at) DESC LIMIT $1",
+      // Each workspace's newest write is its highest rev: one index probe per workspace, not a scan of every memory.
+      `SELECT id AS workspace_id FROM (
+         SELECT id, (SELECT updated_at FROM memories WHERE workspace_id = w.id ORDER BY rev DESC LIMIT 1) AS at FROM workspaces w
+       ) recent WHERE at IS NOT NULL ORDER BY at DESC LIMIT $1`,
       [limit],
     );
     return rows.map((r) => r.workspace_id);
