@@ -89,5 +89,10 @@ t = performance.now();
 const cpu1 = process.cpuUsage();
 await indexes.settled?.();
 const stored = process.cpuUsage(cpu1);
-console.log(JSON.stringify({ snapshotStoreMs: Math.round(performance.now() - t), snapshotStoreCpuMs: Math.round((stored.user + stored.system) / 1000) }));
+console.log(
+  JSON.stringify({
+    snapshotStoreMs: Math.round(performance.now() - t),
+    snapshotStoreCpuMs: Math.round((stored.user + stored.system) / 1000),
+  }),
+);
 await store.close();

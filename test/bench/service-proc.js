@@ -63,7 +63,10 @@ export async function startService({ databaseUrl, dbPath, env = {}, credentials,
     /** CPU time (user + system) the serve process has used, in ms (Linux /proc, 10 ms ticks), or NaN. */
     cpuMs() {
       try {
-        const fields = execFileSync("cat", [`/proc/${child.pid}/stat`]).toString().split(") ")[1].split(" ");
+        const fields = execFileSync("cat", [`/proc/${child.pid}/stat`])
+          .toString()
+          .split(") ")[1]
+          .split(" ");
         return (Number(fields[11]) + Number(fields[12])) * 10;
       } catch {
         return NaN;

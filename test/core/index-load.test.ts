@@ -227,7 +227,9 @@ describe("vector snapshots on SQLite", () => {
       expect(db.prepare("SELECT count(*) FROM vector_snapshot_chunks").pluck().get()).toBe(0);
       db.close();
       // One made after it is.
-      expect(await store.writeVectorSnapshot(ws, { ...header, upToRev: index.maxRev, rows: index.size }, index.snapshotChunks())).toBe(true);
+      expect(await store.writeVectorSnapshot(ws, { ...header, upToRev: index.maxRev, rows: index.size }, index.snapshotChunks())).toBe(
+        true,
+      );
       expect(await store.readVectorSnapshot(ws, EMBEDDER)).toMatchObject({ rows: 319 });
     } finally {
       await store.close();

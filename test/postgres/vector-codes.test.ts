@@ -110,7 +110,9 @@ if (canStartPostgres()) {
         unmigrate: async () =>
           void (await sql("ALTER TABLE memories DROP COLUMN vector_codes; DELETE FROM brain_migrations WHERE version = 9")),
         unsnapshot: async () =>
-          void (await sql("DROP TABLE vector_snapshot_chunks; DROP TABLE vector_snapshots; DELETE FROM brain_migrations WHERE version = 12")),
+          void (await sql(
+            "DROP TABLE vector_snapshot_chunks; DROP TABLE vector_snapshots; DELETE FROM brain_migrations WHERE version = 12",
+          )),
         rows: async () =>
           (await sql("SELECT id, vector, vector_codes FROM memories ORDER BY id")).map(
             (r) => [Number(r[0]), r[1], r[2]] as [number, Buffer, Buffer | null],

@@ -298,7 +298,9 @@ export class WorkspaceIndex {
     const cs = this.codeStride;
     const bytes = this.kernel.bytes;
     if (cs === this.dimensions) bytes.set(chunk.codes, first * cs);
-    else for (let i = 0; i < chunk.rows; i++) bytes.set(chunk.codes.subarray(i * this.dimensions, (i + 1) * this.dimensions), (first + i) * cs);
+    else
+      for (let i = 0; i < chunk.rows; i++)
+        bytes.set(chunk.codes.subarray(i * this.dimensions, (i + 1) * this.dimensions), (first + i) * cs);
     this.scales.set(chunk.scales, first);
     this.halfL1.set(chunk.halfL1, first);
     const { ids, revs } = chunk;
@@ -414,7 +416,7 @@ export class VectorIndexes {
     return this.byWorkspace.has(workspaceId);
   }
 
-    /** Workspaces whose index is in the cache, least recently used first. */
+  /** Workspaces whose index is in the cache, least recently used first. */
   get cached(): number[] {
     return [...this.byWorkspace.keys()];
   }

@@ -521,10 +521,14 @@ export class PostgresStore implements MemoryStore {
   }
 
   async readVectorSnapshot(workspaceId: number, embedderId: string): Promise<StoredVectorSnapshot | null> {
-    const { rows } = await this.q<{ embedder_id: string; dimensions: number; up_to_rev: string; rows: number; generation: string; chunks: number }>(
-      "SELECT embedder_id, dimensions, up_to_rev, rows, generation, chunks FROM vector_snapshots WHERE workspace_id = $1",
-      [workspaceId],
-    );
+    const { rows } = await this.q<{
+      embedder_id: string;
+      dimensions: number;
+      up_to_rev: string;
+      rows: number;
+      generation: string;
+      chunks: number;
+    }>("SELECT embedder_id, dimensions, up_to_rev, rows, generation, chunks FROM vector_snapshots WHERE workspace_id = $1", [workspaceId]);
     const row = rows[0];
     if (!row || row.embedder_id !== embedderId) return null;
     return {
