@@ -602,12 +602,15 @@ export function openSqliteStore(path: string): MemoryStore {
         "@meta, @embedder_id, @importance, @temporal_type, @valid_until, @categories, @created_at, @created_at, " +
         "NULL, 0, @rev)",
     ),
+    // The ids come from the covering index memories_vector_scan, then their rows: asked at every start (warmUp), the
+    // same filter over whole rows read every memory when none matched (100-140 ms CPU at 100,000, test/bench/README.md).
     notEmbeddedBy: db.prepare(
-      `SELECT ${MEMORY_COLUMNS} FROM memories WHERE embedder_id <> ? AND embedder_id LIKE ? ESCAPE '\\' ORDER BY workspace_id, rev LIMIT ?`,
+      `SELECT ${MEMORY_COLUMNS} FROM memories WHERE id IN (SELECT id FROM memories WHERE embedder_id <> ? AND embedder_id LIKE ? ` +
+        "ESCAPE '\\' ORDER BY workspace_id, rev LIMIT ?) ORDER BY workspace_id, rev",
     ),
     notEmbeddedByIn: db.prepare(
-      `SELECT ${MEMORY_COLUMNS} FROM memories WHERE embedder_id <> ? AND embedder_id LIKE ? ESCAPE '\\' AND workspace_id = ? ` +
-        "ORDER BY rev LIMIT ?",
+      `SELECT ${MEMORY_COLUMNS} FROM memories WHERE id IN (SELECT id FROM memories WHERE embedder_id <> ? AND embedder_id LIKE ? ` +
+        "ESCAPE '\\' AND workspace_id = ? ORDER BY rev LIMIT ?) ORDER BY rev",
     ),
     getIdempotency: db.prepare("SELECT * FROM idempotency WHERE workspace_id = ? AND key = ? AND created_at >= ?"),
     putIdempotency: db.prepare(
