@@ -580,7 +580,9 @@ export function openSqliteStore(path: string): MemoryStore {
         "VALUES (@workspace_id, @embedder_id, @dimensions, @up_to_rev, @rows, @generation, @chunks)",
     ),
     dropOtherSnapshotChunks: db.prepare("DELETE FROM vector_snapshot_chunks WHERE workspace_id = ? AND generation <> ?"),
-    otherSnapshotChunks: db.prepare("SELECT generation, chunk FROM vector_snapshot_chunks WHERE workspace_id = ? AND generation <> ?").raw(),
+    otherSnapshotChunks: db
+      .prepare("SELECT generation, chunk FROM vector_snapshot_chunks WHERE workspace_id = ? AND generation <> ?")
+      .raw(),
     dropSnapshotChunk: db.prepare("DELETE FROM vector_snapshot_chunks WHERE workspace_id = ? AND generation = ? AND chunk = ?"),
     dropSnapshotChunks: db.prepare("DELETE FROM vector_snapshot_chunks WHERE workspace_id = ?"),
     dropSnapshot: db.prepare("DELETE FROM vector_snapshots WHERE workspace_id = ?"),
