@@ -33,7 +33,7 @@ export function newSnapshotChunk(rows: number, dimensions: number): { bytes: Uin
 export function readSnapshotChunk(stored: Uint8Array, dimensions: number): SnapshotChunk | null {
   if (stored.byteLength < HEADER_BYTES) return null;
   // Float64Array views need 8-byte alignment: a driver's Buffer may sit anywhere in a shared pool.
-  const bytes = stored.byteOffset % 8 === 0 ? stored : stored.slice();
+  const bytes = stored.byteOffset % 8 === 0 ? stored : new Uint8Array(stored); // a copy (Buffer's slice is a view)
   const header = new DataView(bytes.buffer, bytes.byteOffset, HEADER_BYTES);
   const rows = header.getUint32(0, true);
   if (header.getUint32(4, true) !== dimensions || bytes.byteLength !== HEADER_BYTES + rows * (COLUMNS * 8 + dimensions)) return null;

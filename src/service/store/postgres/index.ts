@@ -688,7 +688,9 @@ export class PostgresStore implements MemoryStore {
 
   async memoriesNotEmbeddedBy(embedderId: string, limit: number, workspaceId?: number, fromPrefix = ""): Promise<MemoryRecord[]> {
     const params: unknown[] = [embedderId, limit, likePrefix(fromPrefix)];
-    let where = "embedder_id <> $1 AND embedder_id LIKE $3 ESCAPE '\\'";
+    // Two ranges of memories_embedder rather than `<>`, which no index serves: asked at every start, that read every
+    // memory when none matched.
+    let where = "(embedder_id < $1 OR embedder_id > $1) AND embedder_id LIKE $3 ESCAPE '\\'";
     if (workspaceId !== undefined) {
       params.push(workspaceId);
       where += " AND workspace_id = $4";
