@@ -52,8 +52,12 @@ export function createMaintenance({ store, embedder, loadIndex, log, nowMs }: Ma
 
   const maintenance: Maintenance = {
     async warmUp(workspaces, opts = {}) {
-      // the model's first run in a process is several times slower than the next (kernels compile on first use)
-      await embedder.embed(["warm up"], "query");
+      // The model's first run in a process is several times slower than the next (kernels compile on first use); it
+      // runs in the model's worker while this thread loads the indexes, so a first request waits for the longer of the two.
+      const modelWarmed = embedder.embed(["warm up"], "query").then(
+        () => null,
+        (error: unknown) => error,
+      );
       // After an upgrade, vectors of a model this version no longer ships are re-embedded before the indexes load, so
       // none drops out of recall for long. Vectors of a model it can still run (another BRAIN_EMBEDDER, a provider)
       // are left to `admin reembed`: processes configured apart must not re-embed each other's memories back and forth.
@@ -85,6 +89,8 @@ export function createMaintenance({ store, embedder, loadIndex, log, nowMs }: Ma
         const index = await loadIndex(workspaceId);
         log.info("vector index loaded", { workspace: workspaceId, memories: index.size, ms: Date.now() - started });
       }
+      const failed = await modelWarmed;
+      if (failed) throw failed;
     },
 
     async reembed(opts = {}) {

@@ -47,6 +47,8 @@ export function createService(deps: CoreDeps): MemoryService & AdminService {
     async close() {
       await webhooks.stop();
       await reads.close().catch((error: Error) => log.warn("retrieval bookkeeping lost at close", { error: error.message }));
+      // A snapshot being stored (about a second at 100,000) is finished, so the next start loads from it.
+      await indexes.settled();
       await store.close();
     },
   };

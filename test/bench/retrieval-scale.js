@@ -9,7 +9,10 @@
 // embedding 100,000 texts on a 2-core machine. Queries are 4 to 10 consecutive words of a really embedded text.
 //
 // Usage: npm run build && node test/bench/retrieval-scale.js [--store sqlite|postgres] [--sizes 10000,100000]
-//          [--workspaces 1] [--retrieves 200] [--real 3000] [--cache-mb 256]
+//          [--workspaces 1] [--retrieves 200] [--real 3000] [--cache-mb 256] [--restarts 1]
+// --restarts N: after the retrieves, N − 1 more restarts, each with its first retrieve (sent as soon as `serve`
+// listens) and the resident set after it: the first start loads a seeded workspace row by row and stores its index's
+// snapshot; later ones load that snapshot.
 import { parseArgs } from "node:util";
 import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
@@ -29,6 +32,7 @@ const { values } = parseArgs({
     retrieves: { type: "string", default: "200" },
     real: { type: "string", default: "3000" },
     "cache-mb": { type: "string", default: "256" },
+    restarts: { type: "string", default: "1" },
   },
 });
 const sizes = values.sizes.split(",").map(Number);
@@ -161,6 +165,16 @@ for (const size of sizes) {
     `retrieve p50 ${f1(percentile(warm, 50))} ms p99 ${f1(percentile(warm, 99))} ms (n=${warm.length}); answered ${found}/${nRetrieves}, ` +
       `source text among them ${hits}/${nRetrieves}; rss ${f1(service.rssMb())} MB; load ${load()}`,
   );
+  for (let r = 2; r <= Number(values.restarts); r++) {
+    await service.stop();
+    service = await startService({ ...location, env: serveEnv, credentials: credentials[0] });
+    const [ms] = await retrieve(credentials[0].apiKey, queryFor(17 + r));
+    const cpu = service.cpuMs?.();
+    console.log(
+      `first retrieve after restart ${r} ${f1(ms)} ms (load ${load()}); rss ${f1(service.rssMb())} MB` +
+        (cpu === undefined ? "" : `; serve CPU since start ${Math.round(cpu)} ms`),
+    );
+  }
   await service.stop();
 }
 await store.close();

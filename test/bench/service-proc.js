@@ -60,6 +60,18 @@ export async function startService({ databaseUrl, dbPath, env = {}, credentials,
         return NaN;
       }
     },
+    /** CPU time (user + system) the serve process has used, in ms (Linux /proc, 10 ms ticks), or NaN. */
+    cpuMs() {
+      try {
+        const fields = execFileSync("cat", [`/proc/${child.pid}/stat`])
+          .toString()
+          .split(") ")[1]
+          .split(" ");
+        return (Number(fields[11]) + Number(fields[12])) * 10;
+      } catch {
+        return NaN;
+      }
+    },
     async stop() {
       if (child.exitCode !== null) return;
       const exited = new Promise((r) => child.once("exit", r));

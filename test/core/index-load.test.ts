@@ -3,13 +3,13 @@
 // read says, row for row: the same ids, revs and models in rev order, page after page; codes equal to the codes of
 // the floats; floats where there are no codes (another model, a vector whose codes were lost); tombstones; nothing of
 // another workspace.
-import { mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
-import { afterAll, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { vectorCodes } from "../../src/service/retrieval/int8-kernel.js";
-import { VectorIndexes, storeSource } from "../../src/service/retrieval/vector-index.js";
+import { VectorIndexes, WorkspaceIndex, storeSource } from "../../src/service/retrieval/vector-index.js";
 import { openSqliteStore } from "../../src/service/store/sqlite/index.js";
 import { FORGOTTEN_EMBEDDER, type NewMemory, type VectorRecord } from "../../src/service/store/types.js";
 
@@ -116,4 +116,147 @@ it("an index load from codes returns, page by page, what the floats' read return
   } finally {
     await store.close();
   }
+});
+
+// The index's snapshot (issue 27, the first retrieve after a restart): a process that loaded many rows one by one
+// stores its index in chunks; the next process loads those chunks in bulk, then only the rows written after them. It
+// must answer exactly as an index loaded row by row, and a forget must erase the snapshot (it holds the codes).
+describe("vector snapshots on SQLite", () => {
+  const file = join(dir, "snapshot.db");
+  let ws = 0;
+  const ids: number[] = [];
+  /** Every stored vector by id, as written. */
+  const written = new Map<number, Float32Array>();
+  const SNAPSHOT_AFTER = 100;
+
+  async function insert(store: Awaited<ReturnType<typeof openSqliteStore>>, n: number, from: number) {
+    await store.writeInWorkspace(ws, async (tx) => {
+      for (let i = from; i < from + n; i++) {
+        const m = memory(ws, i);
+        const id = (await tx.insertMemory(m)).id;
+        ids.push(id);
+        written.set(id, m.vector);
+      }
+    });
+  }
+
+  /** The ids and cosines of the 10 best matches of a few stored vectors and random queries. */
+  async function answers(index: Awaited<ReturnType<VectorIndexes["refreshShared"]>>, store: Awaited<ReturnType<typeof openSqliteStore>>) {
+    const floatRows = (wanted: readonly number[]) => store.vectorsOf(ws, wanted);
+    seed = 99;
+    const queries = [written.get(ids[3]!)!, written.get(ids[250]!)!, unit(), unit(), unit()];
+    return Promise.all(queries.map((q) => index.search(q, -1, 10, floatRows)));
+  }
+
+  it("a second process loads the snapshot in bulk plus the rows after it, and answers exactly as a load row by row", async () => {
+    let store = await openSqliteStore(file);
+    ws = (await store.insertWorkspace({ name: "s", plan: "free", billing_cycle: "monthly", status: "active", created_at: T0 })).id;
+    await insert(store, 300, 0);
+    const first = new VectorIndexes(DIMS, EMBEDDER, undefined, SNAPSHOT_AFTER);
+    await first.refreshShared(ws, storeSource(store, ws));
+    await first.settled();
+    const stored = await store.readVectorSnapshot(ws, EMBEDDER);
+    expect(stored).toMatchObject({ embedderId: EMBEDDER, dimensions: DIMS, rows: 300, chunks: 1 });
+    expect(await store.readVectorSnapshot(ws, "other/2")).toBeNull();
+    // Rows after the snapshot: new memories and a changed vector (a forget drops the snapshot: the last test).
+    await insert(store, 20, 300);
+    const changed = unit();
+    await store.writeInWorkspace(ws, (tx) => tx.updateMemory(ids[5]!, { vector: changed }, T0 + 60));
+    written.set(ids[5]!, changed);
+    await store.close();
+
+    store = await openSqliteStore(file);
+    try {
+      const fromSnapshot = await new VectorIndexes(DIMS, EMBEDDER, undefined, SNAPSHOT_AFTER).refreshShared(ws, storeSource(store, ws));
+      // Only the 21 rows after the snapshot were read one by one.
+      expect(fromSnapshot.rowsSinceSnapshot).toBe(21);
+      expect(fromSnapshot.size).toBe(320);
+      const rowByRow = await new VectorIndexes(DIMS, EMBEDDER).refreshShared(ws, {
+        vectorsSince: (since, limit, codesFor) => store.vectorsSince(ws, since, limit, codesFor),
+        vectorsOf: (wanted) => store.vectorsOf(ws, wanted),
+      });
+      expect(rowByRow.rowsSinceSnapshot).toBe(320);
+      const expected = await answers(rowByRow, store);
+      expect(await answers(fromSnapshot, store)).toEqual(expected);
+      expect(expected[0]![0]).toMatchObject({ id: ids[3] });
+      // The changed vector is found as it is now, not as the snapshot had it.
+      expect((await fromSnapshot.nearest(changed, (w) => store.vectorsOf(ws, w)))!.id).toBe(ids[5]);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it("an index in many chunks loads back to the same answers (chunk by chunk, in slot order)", async () => {
+    const store = await openSqliteStore(file);
+    try {
+      const index = await new VectorIndexes(DIMS, EMBEDDER).refreshShared(ws, storeSource(store, ws));
+      const copy = new WorkspaceIndex(DIMS, EMBEDDER);
+      for (const chunk of index.snapshotChunks(7)) expect(copy.loadChunk(chunk)).toBe(true);
+      copy.maxRev = index.maxRev;
+      expect(copy.size).toBe(index.size);
+      expect(await answers(copy, store)).toEqual(await answers(index, store));
+      // A chunk of another shape is refused, not misread.
+      expect(new WorkspaceIndex(DIMS * 2, EMBEDDER).loadChunk([...index.snapshotChunks(7)][0]!)).toBe(false);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it("forgetting a memory erases the snapshot that held its codes, from the file and its WAL", async () => {
+    const store = await openSqliteStore(file);
+    try {
+      const gone = ids[7]!;
+      const codes = Buffer.from(vectorCodes(written.get(gone)!).subarray(8));
+      const onDisk = () => Buffer.concat([file, `${file}-wal`].filter(existsSync).map((p) => readFileSync(p)));
+      const count = (bytes: Buffer) => {
+        let n = 0;
+        for (let at = bytes.indexOf(codes); at >= 0; at = bytes.indexOf(codes, at + 1)) n++;
+        return n;
+      };
+      // The codes beside the floats, and in the snapshot's chunk.
+      expect(count(onDisk())).toBeGreaterThanOrEqual(2);
+      const header = { embedderId: EMBEDDER, dimensions: DIMS, upToRev: (await store.vectorsSince(ws, 0)).at(-1)!.rev, rows: 0 };
+      expect(await store.deleteMemories(ws, [gone])).toEqual([gone]);
+      expect(await store.readVectorSnapshot(ws, EMBEDDER)).toBeNull();
+      expect(count(onDisk())).toBe(0);
+      // A snapshot made before the forget (it may hold the codes) is not kept when it is written after it.
+      const index = await new VectorIndexes(DIMS, EMBEDDER).refreshShared(ws, storeSource(store, ws));
+      expect(await store.writeVectorSnapshot(ws, header, index.snapshotChunks())).toBe(false);
+      expect(await store.readVectorSnapshot(ws, EMBEDDER)).toBeNull();
+      const db = new Database(file, { readonly: true });
+      expect(db.prepare("SELECT count(*) FROM vector_snapshot_chunks").pluck().get()).toBe(0);
+      db.close();
+      // One made after it is.
+      expect(await store.writeVectorSnapshot(ws, { ...header, upToRev: index.maxRev, rows: index.size }, index.snapshotChunks())).toBe(
+        true,
+      );
+      expect(await store.readVectorSnapshot(ws, EMBEDDER)).toMatchObject({ rows: 319 });
+    } finally {
+      await store.close();
+    }
+  });
+
+  it("a file from before snapshots (schema 11) is migrated and loads its index from the rows", async () => {
+    const old = join(dir, "before-12.db");
+    let store = await openSqliteStore(old);
+    const w = (await store.insertWorkspace({ name: "o", plan: "free", billing_cycle: "monthly", status: "active", created_at: T0 })).id;
+    await store.writeInWorkspace(w, async (tx) => {
+      for (let i = 0; i < 30; i++) await tx.insertMemory(memory(w, i));
+    });
+    await store.close();
+    const db = new Database(old);
+    db.exec("DROP TABLE vector_snapshot_chunks; DROP TABLE vector_snapshots; PRAGMA user_version = 11;");
+    db.close();
+    store = await openSqliteStore(old);
+    try {
+      const index = await new VectorIndexes(DIMS, EMBEDDER, undefined, 10).refreshShared(w, storeSource(store, w));
+      expect(index.size).toBe(30);
+      expect(await store.readVectorSnapshot(w, EMBEDDER)).toBeNull();
+    } finally {
+      await store.close();
+    }
+    const reopened = new Database(old, { readonly: true });
+    expect(reopened.pragma("user_version", { simple: true })).toBe(12);
+    reopened.close();
+  });
 });

@@ -6,7 +6,7 @@ import type { StoreResponse } from "../../contract/wire.js";
 import type { Embedder, Judge } from "../models/types.js";
 import type { MemoryStore } from "../store/types.js";
 import type { StoreInput } from "../types.js";
-import type { VectorIndexes } from "../retrieval/vector-index.js";
+import { storeSource, type VectorIndexes } from "../retrieval/vector-index.js";
 import type { PiiVerdict } from "./pii/types.js";
 import { categories } from "./categories.js";
 import { commit } from "./commit.js";
@@ -44,6 +44,9 @@ export async function runWritePipeline(
   const screened = screen({ workspaceId, text: input.text, meta: input.meta }, deps.screenPii);
   const draft = await judgeDraft(await embed(screened, embedder), deps.judge, deps.now());
 
+  // A workspace not yet in this process's cache loads outside the lock (from its snapshot, in bulk): the lock then
+  // waits only for the rows written since.
+  if (!indexes.has(workspaceId)) await indexes.refreshShared(workspaceId, storeSource(store, workspaceId));
   return store.writeInWorkspace(workspaceId, async (tx) => {
     const nowMs = deps.now().getTime();
     if (idempotencyKey) {

@@ -5,9 +5,10 @@
 // dot product is the cosine. Kept current incrementally from the store by `rev` (writes and deletions made through
 // other processes are seen on the next refresh); the indexes of a process share one memory budget, least recently
 // used workspace out first.
-import type { VectorRecord } from "../store/types.js";
+import type { StoredVectorSnapshot, VectorRecord, VectorSnapshotHeader } from "../store/types.js";
 import { comparableVector } from "./derived-vectors.js";
 import { CODES_HEADER_BYTES, Int8Kernel, codeStrideFor, quantize } from "./int8-kernel.js";
+import { SNAPSHOT_CHUNK_ROWS, newSnapshotChunk, readSnapshotChunk } from "./vector-snapshot.js";
 
 export interface Match {
   id: number;
@@ -22,6 +23,9 @@ export interface VectorSource {
   /** `codesFor`: rows of this embedder that have stored codes come with `codes` and no floats. */
   vectorsSince(sinceRev: number, limit?: number, codesFor?: string): Promise<VectorRecord[]>;
   vectorsOf(ids: readonly number[]): Promise<VectorRecord[]>;
+  /** The workspace's stored snapshot of this model's index (outside a write transaction only). */
+  readSnapshot?(embedderId: string): Promise<StoredVectorSnapshot | null>;
+  writeSnapshot?(header: VectorSnapshotHeader, chunks: Iterable<Uint8Array>): Promise<boolean>;
 }
 
 /** Reads the float rows of `ids` (the exact re-scoring's input). */
@@ -65,6 +69,12 @@ function kthLargest(values: Float64Array, n: number, k: number): number {
 /** Rows per page while a read catches a workspace's index up. */
 export const REFRESH_PAGE_ROWS = 5_000;
 
+/**
+ * Rows an index applies row by row (from vectorsSince) before it stores a new snapshot of itself: a load then reads
+ * the snapshot in bulk and at most about this many rows one by one (5,000 rows one by one cost ~50 ms).
+ */
+export const SNAPSHOT_AFTER_ROWS = 5_000;
+
 export class WorkspaceIndex {
   /** Highest rev applied; the next refresh asks the store for rows above it. */
   maxRev = 0;
@@ -75,6 +85,8 @@ export class WorkspaceIndex {
   revs: number[] = [];
   /** Bytes per int8 row. */
   readonly codeStride: number;
+  /** Rows applied one by one since the index was loaded from, or stored as, a snapshot. */
+  rowsSinceSnapshot = 0;
   private slots = new Map<number, number>();
   private kernel: Int8Kernel;
   /** Per slot: the int8 scale, and scale · Σ|code| / 2 (the row's share of the error bound). */
@@ -108,6 +120,7 @@ export class WorkspaceIndex {
     for (const r of records) {
       if (r.rev <= this.maxRev) continue;
       this.maxRev = r.rev;
+      this.rowsSinceSnapshot++;
       const existing = this.slots.get(r.id);
       if (r.codes && r.embedder_id === this.embedderId && r.codes.length === CODES_HEADER_BYTES + this.dimensions) {
         const slot = existing ?? this.append(r.id);
@@ -273,25 +286,83 @@ export class WorkspaceIndex {
     this.halfL1[slot] = (scale * codeL1) / 2;
   }
 
-  private append(id: number): number {
-    const slot = this.count++;
-    // Room for the rows plus one scan's scratch (query codes and 4 bytes of result per row).
-    this.kernel.ensure((this.count + 1) * this.codeStride + 4 * this.count);
-    if (slot >= this.scales.length) {
-      const grow = (a: Float64Array) => {
-        const b = new Float64Array(a.length * 2);
-        b.set(a);
-        return b;
-      };
-      this.scales = grow(this.scales);
-      this.halfL1 = grow(this.halfL1);
-      this.lower = new Float64Array(this.scales.length);
-      this.upper = new Float64Array(this.scales.length);
-      this.picked = new Int32Array(this.scales.length);
+  /**
+   * Appends a stored snapshot's chunk (./vector-snapshot.ts) to an index loading it: column copies, and per row only
+   * the id's slot. False when the chunk is not one of this index's shape.
+   */
+  loadChunk(stored: Uint8Array): boolean {
+    const chunk = readSnapshotChunk(stored, this.dimensions);
+    if (!chunk) return false;
+    const first = this.count;
+    this.reserve(first + chunk.rows);
+    const cs = this.codeStride;
+    const bytes = this.kernel.bytes;
+    if (cs === this.dimensions) bytes.set(chunk.codes, first * cs);
+    else
+      for (let i = 0; i < chunk.rows; i++)
+        bytes.set(chunk.codes.subarray(i * this.dimensions, (i + 1) * this.dimensions), (first + i) * cs);
+    this.scales.set(chunk.scales, first);
+    this.halfL1.set(chunk.halfL1, first);
+    const { ids, revs } = chunk;
+    for (let i = 0; i < chunk.rows; i++) {
+      const id = ids[i]!;
+      this.ids[first + i] = id;
+      this.revs[first + i] = revs[i]!;
+      this.slots.set(id, first + i);
     }
+    this.count += chunk.rows;
+    return true;
+  }
+
+  /**
+   * The live rows as snapshot chunks of `chunkRows`, each made when pulled. Rows changed while the chunks are pulled
+   * may come as they were or as they are: either way they have revs above the snapshot's, so a load re-applies them.
+   */
+  *snapshotChunks(chunkRows = SNAPSHOT_CHUNK_ROWS): Generator<Uint8Array> {
+    const end = this.count;
+    let slot = 0;
+    while (slot < end) {
+      const live: number[] = [];
+      for (; slot < end && live.length < chunkRows; slot++) if (this.ids[slot] !== null) live.push(slot);
+      if (live.length === 0) break;
+      const { bytes, chunk } = newSnapshotChunk(live.length, this.dimensions);
+      const source = this.kernel.bytes;
+      live.forEach((s, i) => {
+        chunk.ids[i] = this.ids[s]!;
+        chunk.revs[i] = this.revs[s]!;
+        chunk.scales[i] = this.scales[s]!;
+        chunk.halfL1[i] = this.halfL1[s]!;
+        chunk.codes.set(source.subarray(s * this.codeStride, s * this.codeStride + this.dimensions), i * this.dimensions);
+      });
+      yield bytes;
+    }
+  }
+
+  private append(id: number): number {
+    const slot = this.count;
+    this.reserve(slot + 1);
+    this.count++;
     this.ids[slot] = id;
     this.slots.set(id, slot);
     return slot;
+  }
+
+  /** Room for `rows` slots: their codes plus one scan's scratch (query codes and 4 bytes of result per row). */
+  reserve(rows: number): void {
+    this.kernel.ensure((rows + 1) * this.codeStride + 4 * rows);
+    if (rows <= this.scales.length) return;
+    let length = this.scales.length;
+    while (length < rows) length *= 2;
+    const grow = (a: Float64Array) => {
+      const b = new Float64Array(length);
+      b.set(a);
+      return b;
+    };
+    this.scales = grow(this.scales);
+    this.halfL1 = grow(this.halfL1);
+    this.lower = new Float64Array(length);
+    this.upper = new Float64Array(length);
+    this.picked = new Int32Array(length);
   }
 
   private remove(id: number, slot: number): void {
@@ -318,18 +389,31 @@ export class VectorIndexes {
   /** Per workspace: the shared read refresh running now, and the one queued to start after it. */
   private running = new Map<number, Promise<WorkspaceIndex>>();
   private queued = new Map<number, Promise<WorkspaceIndex>>();
+  /** Per workspace: the snapshot being stored now (one at a time). */
+  private storing = new Map<number, Promise<void>>();
 
   constructor(
     private readonly dimensions: number,
     private readonly embedderId: string,
     private readonly budgetBytes = VECTOR_CACHE_MB_DEFAULT * 1024 * 1024,
+    private readonly snapshotAfterRows = SNAPSHOT_AFTER_ROWS,
   ) {}
+
+  /** Resolves when the snapshots being stored now are stored (or given up). */
+  async settled(): Promise<void> {
+    await Promise.all(this.storing.values());
+  }
 
   /** Bytes the cached indexes hold. */
   get bytes(): number {
     let total = 0;
     for (const index of this.byWorkspace.values()) total += index.bytes;
     return total;
+  }
+
+  /** Whether the workspace's index is in the cache (it may be behind the store). */
+  has(workspaceId: number): boolean {
+    return this.byWorkspace.has(workspaceId);
   }
 
   /** Workspaces whose index is in the cache, least recently used first. */
@@ -374,15 +458,62 @@ export class VectorIndexes {
   }
 
   private async catchUp(workspaceId: number, source: VectorSource, pageRows: number): Promise<WorkspaceIndex> {
-    const index = this.use(workspaceId);
+    let index = this.use(workspaceId);
+    if (index.maxRev === 0 && source.readSnapshot) {
+      const loaded = await this.loadSnapshot(source);
+      // A write transaction may have filled the index meanwhile; then that one stays.
+      if (loaded && this.byWorkspace.get(workspaceId)?.maxRev === 0) {
+        this.byWorkspace.set(workspaceId, loaded);
+        index = loaded;
+      }
+    }
     for (;;) {
       const rows = await source.vectorsSince(index.maxRev, pageRows, this.embedderId);
       index.apply(rows);
       if (rows.length < pageRows) break;
-      await new Promise<void>((resolve) => setImmediate(resolve));
+      await yieldToRequests();
     }
     this.evict(workspaceId);
+    if (index.rowsSinceSnapshot >= this.snapshotAfterRows && source.writeSnapshot && !this.storing.has(workspaceId)) {
+      this.storeSnapshot(workspaceId, index, source.writeSnapshot);
+    }
     return index;
+  }
+
+  /** A new index from the store's snapshot, a chunk at a time with other requests between; null when there is none. */
+  private async loadSnapshot(source: VectorSource): Promise<WorkspaceIndex | null> {
+    const stored = await source.readSnapshot!(this.embedderId);
+    if (!stored || stored.dimensions !== this.dimensions) return null;
+    const index = new WorkspaceIndex(this.dimensions, this.embedderId);
+    // Grown once: growing chunk by chunk would copy the codes read so far at each step.
+    index.reserve(stored.rows);
+    for (let c = 0; c < stored.chunks; c++) {
+      const chunk = await stored.readChunk(c);
+      // Replaced or erased while it was read: the rows come from vectorsSince instead.
+      if (!chunk || !index.loadChunk(chunk)) return null;
+      await yieldToRequests();
+    }
+    index.maxRev = stored.upToRev;
+    return index;
+  }
+
+  /** Stores the index as the workspace's snapshot, in the background; a failure only leaves the older one. */
+  private storeSnapshot(workspaceId: number, index: WorkspaceIndex, write: NonNullable<VectorSource["writeSnapshot"]>): void {
+    const header = { embedderId: this.embedderId, dimensions: this.dimensions, upToRev: index.maxRev, rows: index.size };
+    const since = index.rowsSinceSnapshot;
+    index.rowsSinceSnapshot = 0;
+    const run = write(header, index.snapshotChunks())
+      .then(
+        (stored) => {
+          if (!stored) index.rowsSinceSnapshot += since;
+        },
+        // A snapshot only saves time: a store that could not take one is asked again after the next rows.
+        () => {
+          index.rowsSinceSnapshot += since;
+        },
+      )
+      .finally(() => this.storing.delete(workspaceId));
+    this.storing.set(workspaceId, run);
   }
 
   /** Forgets a workspace's index (after a re-embed the whole workspace changes). */
@@ -411,16 +542,28 @@ export class VectorIndexes {
   }
 }
 
+/** Lets the requests waiting on the event loop run (between pages and chunks of a load). */
+function yieldToRequests(): Promise<void> {
+  return new Promise<void>((resolve) => setImmediate(resolve));
+}
+
 /** A workspace's reads from the store, outside any transaction, as an index's source. */
 export function storeSource(
   store: {
     vectorsSince(workspaceId: number, sinceRev: number, limit?: number, codesFor?: string): Promise<VectorRecord[]>;
     vectorsOf(workspaceId: number, ids: readonly number[]): Promise<VectorRecord[]>;
+    readVectorSnapshot?(workspaceId: number, embedderId: string): Promise<StoredVectorSnapshot | null>;
+    writeVectorSnapshot?(workspaceId: number, header: VectorSnapshotHeader, chunks: Iterable<Uint8Array>): Promise<boolean>;
   },
   workspaceId: number,
 ): VectorSource {
-  return {
+  const source: VectorSource = {
     vectorsSince: (since, limit, codesFor) => store.vectorsSince(workspaceId, since, limit, codesFor),
     vectorsOf: (ids) => store.vectorsOf(workspaceId, ids),
   };
+  if (store.readVectorSnapshot && store.writeVectorSnapshot) {
+    source.readSnapshot = (embedderId) => store.readVectorSnapshot!(workspaceId, embedderId);
+    source.writeSnapshot = (header, chunks) => store.writeVectorSnapshot!(workspaceId, header, chunks);
+  }
+  return source;
 }

@@ -73,6 +73,23 @@ export interface VectorRecord {
 
 export const FORGOTTEN_EMBEDDER = "";
 
+/**
+ * A workspace's vector index as it stood at `upToRev`, kept in the store in chunks (../retrieval/vector-snapshot.ts)
+ * so a process loads it in a few bulk reads; rows with a rev above it come through vectorsSince as usual.
+ */
+export interface VectorSnapshotHeader {
+  embedderId: string;
+  dimensions: number;
+  upToRev: number;
+  rows: number;
+}
+
+/** A stored snapshot: its header, and its chunks read one at a time (null when it was replaced or erased meanwhile). */
+export interface StoredVectorSnapshot extends VectorSnapshotHeader {
+  chunks: number;
+  readChunk(chunk: number): Promise<Uint8Array | null>;
+}
+
 /** A memory the lexical index found: its score is the sum of the IDFs of the query words it holds (./shared-sql.ts). */
 export interface LexicalMatch {
   id: number;
@@ -282,6 +299,14 @@ export interface MemoryStore {
   vectorsSince(workspaceId: number, sinceRev: number, limit?: number, codesFor?: string): Promise<VectorRecord[]>;
   /** Same as WorkspaceTx.vectorsOf, outside any lock. */
   vectorsOf(workspaceId: number, ids: readonly number[]): Promise<VectorRecord[]>;
+  /** The workspace's vector snapshot of `embedderId`, or null when there is none of that model. */
+  readVectorSnapshot(workspaceId: number, embedderId: string): Promise<StoredVectorSnapshot | null>;
+  /**
+   * Stores a new vector snapshot, one chunk per transaction (pulled from `chunks` as they are written), then makes it
+   * the workspace's in one transaction that drops the older one; false (and nothing kept) when a memory was forgotten
+   * after `upToRev`, whose codes a chunk may hold.
+   */
+  writeVectorSnapshot(workspaceId: number, header: VectorSnapshotHeader, chunks: Iterable<Uint8Array>): Promise<boolean>;
   /**
    * The workspace's memories holding any of `terms` (lower-case words of letters and digits), best first by the
    * store's lexical index (SQLite FTS5, PostgreSQL full text over a tsvector with a GIN index), at most `limit`.
@@ -326,7 +351,8 @@ export interface MemoryStore {
   /**
    * Forgets these memories of the workspace, under its write lock in one transaction: the row, its vector, the
    * idempotent answers naming it, and a tombstone (id and rev only) that every process's vector cache applies through
-   * vectorsSince; records one "delete" usage event per memory (no text). Returns the ids actually deleted (unknown
+   * vectorsSince; the workspace's vector snapshot (which may hold their codes); records one "delete" usage event per
+   * memory (no text). Returns the ids actually deleted (unknown
    * ids and other workspaces' memories are skipped).
    */
   deleteMemories(workspaceId: number, ids: readonly number[]): Promise<number[]>;

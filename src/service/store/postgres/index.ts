@@ -20,7 +20,9 @@ import {
   type ReadsBatch,
   type UsageKind,
   type LexicalMatch,
+  type StoredVectorSnapshot,
   type VectorRecord,
+  type VectorSnapshotHeader,
   type WorkspaceSummary,
   type WorkspaceTx,
   type UsageDay,
@@ -29,6 +31,7 @@ import { likePrefix, toMemory, toWorkspace, type MemoryRow, type WorkspaceRow } 
 import { migrate } from "./schema.js";
 import { boundedPoolConfig, withoutBounds } from "./pool.js";
 import { MEMORY_ID_ATTEMPTS, newMemoryId } from "../memory-ids.js";
+import { newSnapshotGeneration } from "../vector-snapshots.js";
 import { redactingLog } from "./redacting-log.js";
 import { asStoreError, isStoreUnavailable } from "./unavailable.js";
 import {
@@ -517,6 +520,70 @@ export class PostgresStore implements MemoryStore {
     return vectorsOf(this.db, workspaceId, ids);
   }
 
+  async readVectorSnapshot(workspaceId: number, embedderId: string): Promise<StoredVectorSnapshot | null> {
+    const { rows } = await this.q<{
+      embedder_id: string;
+      dimensions: number;
+      up_to_rev: string;
+      rows: number;
+      generation: string;
+      chunks: number;
+    }>("SELECT embedder_id, dimensions, up_to_rev, rows, generation, chunks FROM vector_snapshots WHERE workspace_id = $1", [workspaceId]);
+    const row = rows[0];
+    if (!row || row.embedder_id !== embedderId) return null;
+    return {
+      embedderId,
+      dimensions: row.dimensions,
+      upToRev: Number(row.up_to_rev),
+      rows: row.rows,
+      chunks: row.chunks,
+      readChunk: async (chunk) => {
+        const found = await this.q<{ data: Buffer }>(
+          "SELECT data FROM vector_snapshot_chunks WHERE workspace_id = $1 AND generation = $2 AND chunk = $3",
+          [workspaceId, row.generation, chunk],
+        );
+        return found.rows[0]?.data ?? null;
+      },
+    };
+  }
+
+  async writeVectorSnapshot(workspaceId: number, header: VectorSnapshotHeader, chunks: Iterable<Uint8Array>): Promise<boolean> {
+    const generation = newSnapshotGeneration();
+    let written = 0;
+    for (const chunk of chunks) {
+      await this.q("INSERT INTO vector_snapshot_chunks (workspace_id, generation, chunk, data) VALUES ($1, $2, $3, $4)", [
+        workspaceId,
+        generation,
+        written++,
+        Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength),
+      ]);
+    }
+    // Under the workspace's lock, as a forget is: a generation that a forget since upToRev may be in, or dropped chunks
+    // of, is not made the workspace's.
+    return this.transaction(async (client) => {
+      const check = await client.query<{ complete: boolean; forgotten: boolean }>(
+        `SELECT (SELECT count(*) FROM vector_snapshot_chunks WHERE workspace_id = $1 AND generation = $2) = $3 AS complete,
+                EXISTS (SELECT 1 FROM memory_tombstones WHERE workspace_id = $1 AND rev > $4) AS forgotten`,
+        [workspaceId, generation, written, header.upToRev],
+      );
+      const publish = check.rows[0]!.complete && !check.rows[0]!.forgotten;
+      if (publish) {
+        await client.query(
+          `INSERT INTO vector_snapshots (workspace_id, embedder_id, dimensions, up_to_rev, rows, generation, chunks)
+           VALUES ($1, $2, $3, $4, $5, $6, $7)
+           ON CONFLICT (workspace_id) DO UPDATE SET embedder_id = EXCLUDED.embedder_id, dimensions = EXCLUDED.dimensions,
+             up_to_rev = EXCLUDED.up_to_rev, rows = EXCLUDED.rows, generation = EXCLUDED.generation, chunks = EXCLUDED.chunks`,
+          [workspaceId, header.embedderId, header.dimensions, header.upToRev, header.rows, generation, written],
+        );
+      }
+      await client.query(
+        "DELETE FROM vector_snapshot_chunks WHERE workspace_id = $1 AND generation <> coalesce((SELECT generation FROM vector_snapshots WHERE workspace_id = $1), 0)",
+        [workspaceId],
+      );
+      return publish;
+    }, beginLocked(workspaceId));
+  }
+
   async searchText(workspaceId: number, terms: readonly string[], limit: number): Promise<LexicalMatch[]> {
     if (terms.length === 0 || limit <= 0) return [];
     return lexicalMatches(
@@ -526,7 +593,10 @@ export class PostgresStore implements MemoryStore {
 
   async recentWorkspaces(limit: number): Promise<number[]> {
     const { rows } = await this.q<{ workspace_id: number }>(
-      "SELECT workspace_id FROM memories GROUP BY workspace_id ORDER BY max(updated_at) DESC LIMIT $1",
+      // Each workspace's newest write is its highest rev: one index probe per workspace, not a scan of every memory.
+      `SELECT id AS workspace_id FROM (
+         SELECT id, (SELECT updated_at FROM memories WHERE workspace_id = w.id ORDER BY rev DESC LIMIT 1) AS at FROM workspaces w
+       ) recent WHERE at IS NOT NULL ORDER BY at DESC LIMIT $1`,
       [limit],
     );
     return rows.map((r) => r.workspace_id);
@@ -618,7 +688,9 @@ export class PostgresStore implements MemoryStore {
 
   async memoriesNotEmbeddedBy(embedderId: string, limit: number, workspaceId?: number, fromPrefix = ""): Promise<MemoryRecord[]> {
     const params: unknown[] = [embedderId, limit, likePrefix(fromPrefix)];
-    let where = "embedder_id <> $1 AND embedder_id LIKE $3 ESCAPE '\\'";
+    // Two ranges of memories_embedder rather than `<>`, which no index serves: asked at every start, that read every
+    // memory when none matched.
+    let where = "(embedder_id < $1 OR embedder_id > $1) AND embedder_id LIKE $3 ESCAPE '\\'";
     if (workspaceId !== undefined) {
       params.push(workspaceId);
       where += " AND workspace_id = $4";
@@ -649,6 +721,12 @@ export class PostgresStore implements MemoryStore {
       );
       const deleted = rows.map((r) => Number(r.id));
       if (deleted.length > 0) {
+        // The vector snapshot may hold their codes: gone with them (the next load stores a new one).
+        await client.query(
+          `WITH snapshot AS (DELETE FROM vector_snapshots WHERE workspace_id = $1)
+           DELETE FROM vector_snapshot_chunks WHERE workspace_id = $1`,
+          [workspaceId],
+        );
         await client.query(
           "DELETE FROM idempotency_keys WHERE workspace_id = $1 AND (response::json->>'memory_id')::bigint = ANY($2::bigint[])",
           [workspaceId, deleted],

@@ -260,6 +260,31 @@ export const MIGRATIONS: readonly Migration[] = [
     name: "no statistics of memory texts",
     sql: "ALTER TABLE memories ALTER COLUMN text SET STATISTICS 0, ALTER COLUMN meta SET STATISTICS 0;",
   },
+  {
+    // Each workspace's vector index in chunks of many rows (issue 27), so a load after a restart is a few bulk reads
+    // (../../retrieval/vector-snapshot.ts); empty until a process has loaded an index, which then stores one. A chunk
+    // belongs to a generation, and the workspace's row names the generation that is complete.
+    version: 12,
+    name: "vector snapshots",
+    sql: `
+      CREATE TABLE vector_snapshots (
+        workspace_id bigint PRIMARY KEY REFERENCES workspaces(id),
+        embedder_id  text NOT NULL,
+        dimensions   integer NOT NULL,
+        up_to_rev    bigint NOT NULL,
+        rows         integer NOT NULL,
+        generation   bigint NOT NULL,
+        chunks       integer NOT NULL
+      );
+      CREATE TABLE vector_snapshot_chunks (
+        workspace_id bigint NOT NULL REFERENCES workspaces(id),
+        generation   bigint NOT NULL,
+        chunk        integer NOT NULL,
+        data         bytea NOT NULL,
+        PRIMARY KEY (workspace_id, generation, chunk)
+      );
+    `,
+  },
 ];
 
 /** One transaction-scoped advisory lock serializes migrating across processes. */

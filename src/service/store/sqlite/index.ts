@@ -20,6 +20,7 @@ import {
   type ReadsBatch,
   type UsageKind,
   type VectorRecord,
+  type VectorSnapshotHeader,
   type WorkspaceTx,
 } from "../types.js";
 import {
@@ -50,6 +51,7 @@ import {
 } from "../dashboard-sql.js";
 import { guardStoreFile } from "./file-guard.js";
 import { MEMORY_ID_ATTEMPTS, newMemoryId } from "../memory-ids.js";
+import { newSnapshotGeneration } from "../vector-snapshots.js";
 
 type Db = BetterSqlite3.Database;
 
@@ -378,6 +380,25 @@ const MIGRATIONS: string[] = [
   "SELECT 10;",
   // 11: the lexical index that erases a forgotten text from its pages (issue 28).
   ERASING_LEXICAL_INDEX,
+  // 12: each workspace's vector index in chunks of many rows (issue 27), so a load after a restart is a few bulk reads
+  // (../../retrieval/vector-snapshot.ts); empty until a process has loaded an index, which then stores one. A chunk
+  // belongs to a generation, and the workspace's row names the generation that is complete.
+  `CREATE TABLE vector_snapshots (
+     workspace_id INTEGER PRIMARY KEY REFERENCES workspaces(id),
+     embedder_id TEXT NOT NULL,
+     dimensions INTEGER NOT NULL,
+     up_to_rev INTEGER NOT NULL,
+     rows INTEGER NOT NULL,
+     generation INTEGER NOT NULL,
+     chunks INTEGER NOT NULL
+   );
+   CREATE TABLE vector_snapshot_chunks (
+     workspace_id INTEGER NOT NULL REFERENCES workspaces(id),
+     generation INTEGER NOT NULL,
+     chunk INTEGER NOT NULL,
+     data BLOB NOT NULL,
+     PRIMARY KEY (workspace_id, generation, chunk)
+   );`,
 ];
 
 /** The migration from which a forgotten text is erased from the file (ERASING_LEXICAL_INDEX, secure_delete). */
@@ -523,7 +544,14 @@ export function openSqliteStore(path: string): MemoryStore {
           "(SELECT id FROM memories WHERE workspace_id = @ws AND rev > @since AND rev <= @upto AND embedder_id = @codes_for)",
       )
       .raw(),
-    recentWorkspaces: db.prepare("SELECT workspace_id FROM memories GROUP BY workspace_id ORDER BY max(updated_at) DESC LIMIT ?").pluck(),
+    // Each workspace's newest write is its highest rev: one probe of (workspace_id, rev) per workspace, where a
+    // max(updated_at) over every memory read the whole table at each start (130-150 ms CPU at 100,000, blocking).
+    recentWorkspaces: db
+      .prepare(
+        "SELECT id FROM (SELECT id, (SELECT updated_at FROM memories WHERE workspace_id = w.id ORDER BY rev DESC LIMIT 1) AS at " +
+          "FROM workspaces w) WHERE at IS NOT NULL ORDER BY at DESC LIMIT ?",
+      )
+      .pluck(),
     insertVector: db.prepare("INSERT INTO memory_vectors (memory_id, vector, codes) VALUES (?, ?, ?)"),
     updateVector: db.prepare("UPDATE memory_vectors SET vector = ?, codes = ? WHERE memory_id = ?"),
     getMemory: db.prepare(`SELECT ${MEMORY_COLUMNS} FROM memories WHERE id = ? AND +workspace_id = ?`),
@@ -542,6 +570,24 @@ export function openSqliteStore(path: string): MemoryStore {
         "coalesce((SELECT max(rev) FROM memory_tombstones WHERE workspace_id = @ws), 0)) AS rev",
     ),
     deleteVector: db.prepare("DELETE FROM memory_vectors WHERE memory_id = ?"),
+    getSnapshot: db.prepare(
+      "SELECT embedder_id, dimensions, up_to_rev, rows, generation, chunks FROM vector_snapshots WHERE workspace_id = ?",
+    ),
+    getSnapshotChunk: db.prepare("SELECT data FROM vector_snapshot_chunks WHERE workspace_id = ? AND generation = ? AND chunk = ?").pluck(),
+    insertSnapshotChunk: db.prepare("INSERT INTO vector_snapshot_chunks (workspace_id, generation, chunk, data) VALUES (?, ?, ?, ?)"),
+    putSnapshot: db.prepare(
+      "INSERT OR REPLACE INTO vector_snapshots (workspace_id, embedder_id, dimensions, up_to_rev, rows, generation, chunks) " +
+        "VALUES (@workspace_id, @embedder_id, @dimensions, @up_to_rev, @rows, @generation, @chunks)",
+    ),
+    dropOtherSnapshotChunks: db.prepare("DELETE FROM vector_snapshot_chunks WHERE workspace_id = ? AND generation <> ?"),
+    otherSnapshotChunks: db
+      .prepare("SELECT generation, chunk FROM vector_snapshot_chunks WHERE workspace_id = ? AND generation <> ?")
+      .raw(),
+    dropSnapshotChunk: db.prepare("DELETE FROM vector_snapshot_chunks WHERE workspace_id = ? AND generation = ? AND chunk = ?"),
+    dropSnapshotChunks: db.prepare("DELETE FROM vector_snapshot_chunks WHERE workspace_id = ?"),
+    dropSnapshot: db.prepare("DELETE FROM vector_snapshots WHERE workspace_id = ?"),
+    countSnapshotChunks: db.prepare("SELECT count(*) FROM vector_snapshot_chunks WHERE workspace_id = ? AND generation = ?").pluck(),
+    forgottenAfter: db.prepare("SELECT 1 FROM memory_tombstones WHERE workspace_id = ? AND rev > ? LIMIT 1").pluck(),
     deleteMemory: db.prepare("DELETE FROM memories WHERE id = ? AND +workspace_id = ?"),
     forgottenId: db.prepare("SELECT 1 FROM memory_tombstones WHERE memory_id = ?").pluck(),
     insertTombstone: db.prepare("INSERT INTO memory_tombstones (workspace_id, rev, memory_id, deleted_at) VALUES (?, ?, ?, ?)"),
@@ -560,12 +606,15 @@ export function openSqliteStore(path: string): MemoryStore {
         "@meta, @embedder_id, @importance, @temporal_type, @valid_until, @categories, @created_at, @created_at, " +
         "NULL, 0, @rev)",
     ),
+    // The ids come from the covering index memories_vector_scan, then their rows: asked at every start (warmUp), the
+    // same filter over whole rows read every memory when none matched (100-140 ms CPU at 100,000, test/bench/README.md).
     notEmbeddedBy: db.prepare(
-      `SELECT ${MEMORY_COLUMNS} FROM memories WHERE embedder_id <> ? AND embedder_id LIKE ? ESCAPE '\\' ORDER BY workspace_id, rev LIMIT ?`,
+      `SELECT ${MEMORY_COLUMNS} FROM memories WHERE id IN (SELECT id FROM memories WHERE embedder_id <> ? AND embedder_id LIKE ? ` +
+        "ESCAPE '\\' ORDER BY workspace_id, rev LIMIT ?) ORDER BY workspace_id, rev",
     ),
     notEmbeddedByIn: db.prepare(
-      `SELECT ${MEMORY_COLUMNS} FROM memories WHERE embedder_id <> ? AND embedder_id LIKE ? ESCAPE '\\' AND workspace_id = ? ` +
-        "ORDER BY rev LIMIT ?",
+      `SELECT ${MEMORY_COLUMNS} FROM memories WHERE id IN (SELECT id FROM memories WHERE embedder_id <> ? AND embedder_id LIKE ? ` +
+        "ESCAPE '\\' AND workspace_id = ? ORDER BY rev LIMIT ?) ORDER BY rev",
     ),
     getIdempotency: db.prepare("SELECT * FROM idempotency WHERE workspace_id = ? AND key = ? AND created_at >= ?"),
     putIdempotency: db.prepare(
@@ -615,8 +664,35 @@ export function openSqliteStore(path: string): MemoryStore {
       q.recordUsage.run(workspaceId, "delete", id, nowMs);
       deleted.push(id);
     }
-    if (deleted.length > 0) q.forgetIdempotency.run(workspaceId, JSON.stringify(deleted));
+    if (deleted.length > 0) {
+      q.forgetIdempotency.run(workspaceId, JSON.stringify(deleted));
+      // The snapshot may hold their codes: gone with them (the next load stores a new one).
+      q.dropSnapshot.run(workspaceId);
+      q.dropSnapshotChunks.run(workspaceId);
+    }
     return deleted;
+  });
+
+  /**
+   * Makes a fully written generation the workspace's snapshot, unless a forget since upToRev may be in its chunks or
+   * dropped some of them.
+   */
+  const publishSnapshot = db.transaction((workspaceId: number, generation: number, chunks: number, header: VectorSnapshotHeader) => {
+    const complete = q.countSnapshotChunks.get(workspaceId, generation) === chunks;
+    if (!complete || q.forgottenAfter.get(workspaceId, header.upToRev)) {
+      q.dropOtherSnapshotChunks.run(workspaceId, (q.getSnapshot.get(workspaceId) as { generation: number } | undefined)?.generation ?? 0);
+      return false;
+    }
+    q.putSnapshot.run({
+      workspace_id: workspaceId,
+      embedder_id: header.embedderId,
+      dimensions: header.dimensions,
+      up_to_rev: header.upToRev,
+      rows: header.rows,
+      generation,
+      chunks,
+    });
+    return true;
   });
 
   // The dashboard's statements vary with its filters; they are few and a person waits on each, so prepared per call.
@@ -853,6 +929,56 @@ export function openSqliteStore(path: string): MemoryStore {
 
     vectorsSince: async (workspaceId, sinceRev, limit, codesFor) => readVectors(workspaceId, sinceRev, limit, codesFor),
     vectorsOf: async (workspaceId, ids) => vectorsOf(workspaceId, ids),
+    async readVectorSnapshot(workspaceId, embedderId) {
+      const row = q.getSnapshot.get(workspaceId) as
+        | { embedder_id: string; dimensions: number; up_to_rev: number; rows: number; generation: number; chunks: number }
+        | undefined;
+      if (!row || row.embedder_id !== embedderId) return null;
+      return {
+        embedderId,
+        dimensions: row.dimensions,
+        upToRev: row.up_to_rev,
+        rows: row.rows,
+        chunks: row.chunks,
+        readChunk: async (chunk) => (q.getSnapshotChunk.get(workspaceId, row.generation, chunk) as Buffer | undefined) ?? null,
+      };
+    },
+    async writeVectorSnapshot(workspaceId, header, chunks) {
+      const generation = newSnapshotGeneration();
+      let written = 0;
+      for (const chunk of chunks) {
+        await serialize(async () => {
+          if (closed) throw new ServiceError("store_unavailable", "The store is closed.");
+          q.insertSnapshotChunk.run(workspaceId, generation, written, chunk);
+        });
+        written++;
+        // Other requests run between chunks (each ~1.7 MB).
+        await new Promise<void>((resolve) => setImmediate(resolve));
+      }
+      const published = await serialize(async () => {
+        if (closed) throw new ServiceError("store_unavailable", "The store is closed.");
+        try {
+          const published = publishSnapshot.immediate(workspaceId, generation, written, header);
+          // Codes of a memory forgotten meanwhile were in the chunks just deleted: out of the WAL too, as a forget does.
+          if (!published) db.pragma("wal_checkpoint(TRUNCATE)");
+          return published;
+        } catch (err) {
+          throw asBusyError(err);
+        }
+      });
+      // The older generation goes a chunk per transaction: erasing (secure_delete) 38 MB at once held every write
+      // ~140 ms at 100,000. A load that meets a chunk gone reads rows instead.
+      if (published) {
+        const older = (await serialize(async () => q.otherSnapshotChunks.all(workspaceId, generation))) as [number, number][];
+        for (const [olderGeneration, chunk] of older) {
+          await serialize(async () => {
+            if (!closed) q.dropSnapshotChunk.run(workspaceId, olderGeneration, chunk);
+          });
+          await new Promise<void>((resolve) => setImmediate(resolve));
+        }
+      }
+      return published;
+    },
     async searchText(workspaceId, terms, limit) {
       const matchable = sqliteMatchableTerms(terms);
       if (matchable.length === 0 || limit <= 0) return [];
