@@ -98,7 +98,9 @@ async function localKey(service: MemoryService & AdminService, configDir: string
 }
 
 export async function startEmbedded(options: EmbeddedOptions): Promise<EmbeddedService> {
-  const env = options.env ?? process.env;
+  // The model runs on this thread unless BRAIN_EMBED_WORKER says otherwise: one host's calls need no second isolate
+  // beside the adapter's (-20 MB, test/bench/README.md); `serve` keeps its worker.
+  const env: NodeJS.ProcessEnv = { BRAIN_EMBED_WORKER: "0", ...(options.env ?? process.env) };
   const log = options.log ?? createJsonLog(process.stderr, "warn");
   const dataDir = options.dataDir ?? envPaths("brain", { suffix: "" }).data;
   // A store of its own (not `serve`'s brain.db), unless BRAIN_DB names one or an earlier version's embedded.json
