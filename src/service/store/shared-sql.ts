@@ -163,7 +163,11 @@ const bm25Idf = (total: number, n: number) => Math.log(1 + (total - n + 0.5) / (
  * SQLite uses it: its window, grouping and JSON over the postings cost 3-4x the postings' own reads (test/bench/README.md,
  * "--embedded and recall as installed, second pass").
  */
-export function rankPostings(postings: ReadonlyArray<{ term: string; ids: readonly number[] }>, total: number, limit: number): LexicalMatch[] {
+export function rankPostings(
+  postings: ReadonlyArray<{ term: string; ids: readonly number[] }>,
+  total: number,
+  limit: number,
+): LexicalMatch[] {
   let queryWeight = 0;
   const found = new Map<number, { score: number; terms: Record<string, number> }>();
   for (const { term, ids } of postings) {
