@@ -9,6 +9,7 @@ import { searchTerms } from "../../src/service/retrieval/search-terms.js";
 import { lexicalMatches, lexicalSearchStatement, sqliteMatchableTerms } from "../../src/service/store/shared-sql.js";
 import { openSqliteStore } from "../../src/service/store/sqlite/index.js";
 import type { MemoryStore } from "../../src/service/store/types.js";
+import { newMemory } from "../support/new-memory.js";
 
 const PEOPLE = ["Maria", "Tomas", "Priya", "Chen", "Amara"];
 const THINGS = ["the billing service", "the staging cluster", "the release checklist", "the on-call rota"];
@@ -34,23 +35,11 @@ describe("SQLite's lexical ranking", () => {
     ws = (await store.insertWorkspace({ name: "ranking", plan: "free", billing_cycle: "monthly", status: "active", created_at: 0 })).id;
     const other = (await store.insertWorkspace({ name: "other", plan: "free", billing_cycle: "monthly", status: "active", created_at: 0 }))
       .id;
-    const memory = (workspaceId: number, text: string) => ({
-      workspace_id: workspaceId,
-      text,
-      meta: {},
-      vector: new Float32Array([1, 0, 0]),
-      embedder_id: "emb",
-      importance: 5,
-      temporal_type: "persistent" as const,
-      valid_until: null,
-      categories: ["work", "project"],
-      created_at: 0,
-    });
     await store.writeInWorkspace(ws, async (tx) => {
-      for (let i = 0; i < 60; i++) await tx.insertMemory(memory(ws, fact(i)));
+      for (let i = 0; i < 60; i++) await tx.insertMemory(newMemory(ws, fact(i)));
     });
     await store.writeInWorkspace(other, async (tx) => {
-      for (let i = 0; i < 10; i++) await tx.insertMemory(memory(other, fact(i)));
+      for (let i = 0; i < 10; i++) await tx.insertMemory(newMemory(other, fact(i)));
     });
   });
 
