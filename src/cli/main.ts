@@ -109,7 +109,7 @@ async function keepAdapterSmall(): Promise<void> {
 
 /**
  * --embedded holds the service and its model too (DESIGN.md: 300 MB): the young generation stays at its first size
- * (-20 MB measured, test/bench/README.md); the optimizing compiler stays, for the model's WebAssembly fallback.
+ * (-20 MB measured, test/bench/README.md); WebAssembly's optimizing tier is the service's call (service/embedded.ts).
  */
 async function keepEmbeddedSmall(): Promise<void> {
   const { setFlagsFromString } = await import("node:v8");
