@@ -78,7 +78,8 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<v
 }
 
 async function runAdapter(embedded: ServiceCommands | null, handshake: HandshakeAnswers | undefined): Promise<void> {
-  if (!embedded) await keepAdapterSmall();
+  if (embedded) await keepEmbeddedSmall();
+  else await keepAdapterSmall();
   // settings first: a bad one is reported before the SDK loads
   const { createLogger, loadConfig } = await import("../config/index.js");
   // a bad address is explained by every tool call, inside the session (hosts hide stderr), as a missing key is
@@ -104,6 +105,15 @@ async function keepAdapterSmall(): Promise<void> {
   const { setFlagsFromString } = await import("node:v8");
   setFlagsFromString("--semi-space-growth-factor=1");
   setFlagsFromString("--liftoff-only");
+}
+
+/**
+ * --embedded holds the service and its model too (DESIGN.md: 300 MB): the young generation stays at its first size
+ * (-20 MB measured, test/bench/README.md); WebAssembly's optimizing tier is the service's call (service/embedded.ts).
+ */
+async function keepEmbeddedSmall(): Promise<void> {
+  const { setFlagsFromString } = await import("node:v8");
+  setFlagsFromString("--semi-space-growth-factor=1");
 }
 
 function exitWith(code: number | void): void {

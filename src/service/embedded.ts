@@ -3,7 +3,9 @@
 import { constants as fsConstants } from "node:fs";
 import { mkdir, open, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
+import { setFlagsFromString } from "node:v8";
 import envPaths from "env-paths";
+import { describeModelRuntime } from "./models/embed/runtime.js";
 import { createJsonLog } from "./process/json-log.js";
 import { loadOptional } from "./process/optional-deps.js";
 import type { AdminService, MemoryService, ServiceLog } from "./types.js";
@@ -98,7 +100,9 @@ async function localKey(service: MemoryService & AdminService, configDir: string
 }
 
 export async function startEmbedded(options: EmbeddedOptions): Promise<EmbeddedService> {
-  const env = options.env ?? process.env;
+  // The model runs on this thread unless BRAIN_EMBED_WORKER says otherwise: one host's calls need no second isolate
+  // beside the adapter's (-20 MB, test/bench/README.md); `serve` keeps its worker.
+  const env: NodeJS.ProcessEnv = { BRAIN_EMBED_WORKER: "0", ...(options.env ?? process.env) };
   const log = options.log ?? createJsonLog(process.stderr, "warn");
   const dataDir = options.dataDir ?? envPaths("brain", { suffix: "" }).data;
   // A store of its own (not `serve`'s brain.db), unless BRAIN_DB names one or an earlier version's embedded.json
@@ -107,6 +111,9 @@ export async function startEmbedded(options: EmbeddedOptions): Promise<EmbeddedS
   const dbPath = env.BRAIN_DB || recorded || join(dataDir, EMBEDDED_DB);
   await mkdir(dirname(dbPath), { recursive: true, mode: 0o700 });
 
+  // With the native model, WebAssembly runs only the vector kernels: baseline code serves them (-4 MB, a 10,000-memory
+  // scan 1.54 -> 1.77 ms); the WebAssembly model needs the optimizing tier (test/bench/README.md).
+  if (describeModelRuntime(env).runtime === "native") setFlagsFromString("--liftoff-only");
   const { openService } = await loadOptional(() => import("./open.js"));
   const service = await loadOptional(() => openService({ dbPath, env, log }));
   try {

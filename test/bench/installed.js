@@ -42,6 +42,19 @@ function treeRss(pid) {
   return Math.round(kb / 1024);
 }
 
+/** CPU time (ms) of each thread of a process, by thread id (the main thread's id is the process's; Linux /proc). */
+function threadCpu(pid) {
+  const out = new Map();
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8");
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      out.set(tid, (Number(fields[11]) + Number(fields[12])) * 10); // utime + stime, at 100 ticks a second
+    } catch {}
+  }
+  return out;
+}
+
 const PEOPLE = ["Maria", "Tomas", "Priya", "Chen", "Amara", "Lukas", "Sofia", "Kenji", "Ines", "Omar"];
 const THINGS = ["the billing service", "the staging cluster", "the release checklist", "the on-call rota", "the data warehouse"];
 const PLACES = ["Lisbon", "Osaka", "Nairobi", "Toronto", "Krakow", "Austin"];
@@ -95,17 +108,22 @@ async function serve(runtime) {
     storeMs.push(performance.now() - t);
   }
   const recallMs = [];
+  const cpuBefore = threadCpu(child.pid);
   for (let i = 0; i < 200; i++) {
     const t = performance.now();
     await brain.memory.retrieve(query(i), { topK: 5 });
     recallMs.push(performance.now() - t);
   }
+  // CPU per recall on the main thread and on the busiest other thread (the model worker): steadier than wall time under load
+  const spent = [...threadCpu(child.pid)].map(([tid, ms]) => [tid, ms - (cpuBefore.get(tid) ?? 0)]);
+  const others = spent.filter(([tid]) => tid !== String(child.pid)).map(([, ms]) => ms);
+  const recallCpu = { main: (spent.find(([tid]) => tid === String(child.pid))?.[1] ?? 0) / 200, worker: Math.max(0, ...others) / 200 };
   const after = { rss: treeRss(child.pid), load: load() };
   await brain.close?.();
   child.kill("SIGTERM");
   await new Promise((r) => child.once("exit", r));
   rmSync(home, { recursive: true, force: true });
-  return { chosen, listenMs, atStart, after, storeP50: p50(storeMs), recallP50: p50(recallMs) };
+  return { chosen, listenMs, atStart, after, storeP50: p50(storeMs), recallP50: p50(recallMs), recallCpu };
 }
 
 async function embedded(runtime) {
@@ -204,7 +222,7 @@ for (const runtime of runtimes) {
   const s = await serve(runtime);
   console.log(`[${runtime}] serve: ${s.chosen ?? "(no model runtime line)"}`);
   console.log(
-    `[${runtime}] serve: listening after ${s.listenMs} ms; RSS ${s.atStart.rss} MB after start (load ${s.atStart.load}), ${s.after.rss} MB after 600 stores + 200 recalls (load ${s.after.load}); store p50 ${s.storeP50.toFixed(1)} ms, recall p50 ${s.recallP50.toFixed(1)} ms = ${(s.recallP50 / floor.p50).toFixed(1)}x the model alone`,
+    `[${runtime}] serve: listening after ${s.listenMs} ms; RSS ${s.atStart.rss} MB after start (load ${s.atStart.load}), ${s.after.rss} MB after 600 stores + 200 recalls (load ${s.after.load}); store p50 ${s.storeP50.toFixed(1)} ms, recall p50 ${s.recallP50.toFixed(1)} ms = ${(s.recallP50 / floor.p50).toFixed(1)}x the model alone; CPU per recall: main thread ${s.recallCpu.main.toFixed(2)} ms, model worker ${s.recallCpu.worker.toFixed(2)} ms`,
   );
   const e = await embedded(runtime);
   console.log(

@@ -60,7 +60,11 @@ export async function rankCandidates(
   const [[query], index, lexical] = await Promise.all([
     embedder.embed([queryText], "query"),
     indexes.refreshShared(workspaceId, storeSource(store, workspaceId)),
-    store.searchText(workspaceId, searchTerms(queryText), FUSION.lexicalDepth),
+    // SQLite's lexical statement runs synchronously on this thread: after the turn in which the model worker is handed
+    // the query (models/batching.ts posts it from a setImmediate queued before this one), so the two run side by side.
+    new Promise<void>((resolve) => setImmediate(resolve)).then(() =>
+      store.searchText(workspaceId, searchTerms(queryText), FUSION.lexicalDepth),
+    ),
   ]);
   const floor = relevanceFloorFor(embedder.id);
   // The dense channel: the nearest memories at or above the relevance floor.

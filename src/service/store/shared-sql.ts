@@ -116,6 +116,7 @@ export const sqliteMatchableTerms = (terms: readonly string[]) => terms.filter((
  * "paintings"; words of three characters or more) or PostgreSQL's GIN index over a `simple` tsvector (whole words, no
  * stemming: names stay names). The same formula on both stores; measured in docs/decisions.md (issue 18). Each match
  * also carries the query's whole weight (LexicalMatch.queryWeight), the words no memory holds counting with n = 0.
+ * SQLite's store reads the postings with one MATCH per word and ranks them with rankPostings (the same arithmetic).
  * Nothing is joined, so each part runs once whatever the planner estimates: the workspace's size and the query's
  * weight are scalar subqueries (computed once) and each word's count a window over its postings. As joined
  * subqueries, PostgreSQL (before the table had statistics) ran them once per matching memory: a second for a common
@@ -151,6 +152,38 @@ export function lexicalSearchStatement(dialect: Dialect, workspaceId: number, te
        FROM weighted
       GROUP BY id ORDER BY score DESC, id LIMIT ${p.add(limit)}`,
   );
+}
+
+/** BM25's inverse document frequency of a word `n` of `total` memories hold: the formula of lexicalSearchStatement. */
+const bm25Idf = (total: number, n: number) => Math.log(1 + (total - n + 0.5) / (n + 0.5));
+
+/**
+ * lexicalSearchStatement's ranking done here rather than in SQL, over each query word's postings (the ids of the
+ * memories holding it, at most POSTINGS_PER_TERM) and the workspace's size: the same matches, scores and order.
+ * SQLite uses it: its window, grouping and JSON over the postings cost 3-4x the postings' own reads (test/bench/README.md,
+ * "--embedded and recall as installed, second pass").
+ */
+export function rankPostings(
+  postings: ReadonlyArray<{ term: string; ids: readonly number[] }>,
+  total: number,
+  limit: number,
+): LexicalMatch[] {
+  let queryWeight = 0;
+  const found = new Map<number, { score: number; terms: Record<string, number> }>();
+  for (const { term, ids } of postings) {
+    const idf = bm25Idf(total, ids.length);
+    queryWeight += idf;
+    for (const id of ids) {
+      const match = found.get(id) ?? { score: 0, terms: {} };
+      match.score += idf;
+      match.terms[term] = ids.length;
+      found.set(id, match);
+    }
+  }
+  return [...found]
+    .sort(([a, x], [b, y]) => y.score - x.score || a - b)
+    .slice(0, Math.max(0, limit))
+    .map(([id, { score, terms }]) => ({ id, score, queryWeight, total, terms }));
 }
 
 /** A lexical search's rows as LexicalMatch: `terms` arrives as JSON text from SQLite and parsed from PostgreSQL. */

@@ -28,11 +28,12 @@ import {
   MEMORY_COLUMNS,
   bytesToVector,
   healthCountsStatement,
-  lexicalMatches,
-  lexicalSearchStatement,
   listMemoriesStatement,
+  POSTINGS_PER_TERM,
+  rankPostings,
   sqliteMatchableTerms,
   vectorToBytes,
+  workspaceToken,
 } from "../shared-sql.js";
 import { likePrefix, toMemory, toWorkspace, type MemoryRow, type WorkspaceRow } from "../rows.js";
 import { createTokenBuckets } from "../token-bucket.js";
@@ -530,6 +531,8 @@ export function openSqliteStore(path: string): MemoryStore {
     ),
     revokeKey: db.prepare("UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL"),
     getKey: db.prepare("SELECT workspace_id, revoked_at FROM api_keys WHERE id = ?"),
+    postings: db.prepare("SELECT rowid FROM memory_text WHERE memory_text MATCH ? LIMIT ?").pluck(),
+    workspaceSize: db.prepare("SELECT count(*) FROM memories WHERE workspace_id = ?").pluck(),
     vectorsSince: db.prepare(`${VECTORS_AND_TOMBSTONES} ORDER BY rev`).raw(), // rows as arrays: an index build reads every vector
     vectorsSincePage: db.prepare(`${VECTORS_AND_TOMBSTONES} ORDER BY rev LIMIT @limit`).raw(),
     // An index load reads the revs from the covering index, then a page's codes in one row: three aggregates over
@@ -982,9 +985,12 @@ export function openSqliteStore(path: string): MemoryStore {
     async searchText(workspaceId, terms, limit) {
       const matchable = sqliteMatchableTerms(terms);
       if (matchable.length === 0 || limit <= 0) return [];
-      return lexicalMatches(
-        readAllNow(lexicalSearchStatement("sqlite", workspaceId, matchable, limit)) as unknown as Parameters<typeof lexicalMatches>[0],
-      );
+      // one MATCH per word, each stopping at the cap (one query over all words would read every posting)
+      const postings = matchable.map((term) => ({
+        term,
+        ids: q.postings.all(`workspace : ${workspaceToken(workspaceId)} AND text : "${term}"`, POSTINGS_PER_TERM) as number[],
+      }));
+      return rankPostings(postings, q.workspaceSize.get(workspaceId) as number, limit);
     },
     recentWorkspaces: async (limit) => q.recentWorkspaces.all(limit) as number[],
     async getMemories(workspaceId, ids) {
