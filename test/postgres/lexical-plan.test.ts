@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import pg from "pg";
 import { openPostgresStore, type PostgresStore } from "../../src/service/store/postgres/index.js";
-import { lexicalSearchStatement } from "../../src/service/store/shared-sql.js";
+import { lexicalMatches, lexicalSearchStatement } from "../../src/service/store/shared-sql.js";
 import { newMemory } from "../support/new-memory.js";
 import { canStartPostgres, startPostgres, type PgCluster } from "../support/pg.js";
 
@@ -93,5 +93,25 @@ describe.skipIf(!canStartPostgres())("the lexical search's plan on PostgreSQL", 
     const found = await store.searchText(workspaceId, ["harbour", "lantern"], 50);
     expect(found).toHaveLength(50);
     for (const m of found) expect(m.score).toBeCloseTo(idf(MEMORIES / 3) + idf(Math.ceil(MEMORIES / 7)), 9);
+  });
+
+  it.each([
+    [["harbour"]],
+    [["harbour", "lantern"]],
+    [["lantern", "meadow", "absent"]],
+    [["note", "pebble", "memory"]],
+    [["12", "harbour"]],
+  ])("finds what lexicalSearchStatement finds, ranked alike, from the words' postings (%j)", async (terms) => {
+    const { sql, params } = lexicalSearchStatement("postgres", workspaceId, terms, 50);
+    const expected = lexicalMatches((await client.query(sql, params)).rows);
+    const got = await store.searchText(workspaceId, terms, 50);
+    expect(got.map((m) => m.id)).toEqual(expected.map((m) => m.id));
+    got.forEach((m, i) => {
+      const e = expected[i]!;
+      expect(m.score).toBeCloseTo(e.score, 9);
+      expect(m.queryWeight).toBeCloseTo(e.queryWeight, 9);
+      expect(m.total).toBe(e.total);
+      expect(m.terms).toEqual(e.terms);
+    });
   });
 });

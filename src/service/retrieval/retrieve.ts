@@ -3,7 +3,7 @@
 import type { RetrieveResponse, RetrievedMemory, Temporal } from "../../contract/wire.js";
 import type { ReadBookkeeping } from "../bookkeeping.js";
 import type { Embedder } from "../models/types.js";
-import type { MemoryRecord, MemoryStore } from "../store/types.js";
+import type { MemoryRecord, MemoryStore, VectorRecord } from "../store/types.js";
 import { isoSeconds } from "../time.js";
 import type { RetrieveInput } from "../types.js";
 import { confidence, withinScore } from "./score.js";
@@ -67,15 +67,27 @@ export async function rankCandidates(
     ),
   ]);
   const floor = relevanceFloorFor(embedder.id);
+  // The lexical channel's float rows are read with the dense channel's, in one statement (a round trip fewer on
+  // PostgreSQL): the dense re-score sees only the rows it asked for, the lexical cosines below any of them.
+  const read = new Map<number, VectorRecord>();
+  let prefetched = false;
+  const denseFloats = async (ids: readonly number[]) => {
+    const asked = new Set(ids);
+    const rows = await floats([...ids, ...lexical.map((m) => m.id).filter((id) => !asked.has(id))]);
+    prefetched = true;
+    for (const row of rows) read.set(row.id, row);
+    return rows.filter((row) => asked.has(row.id));
+  };
+  const lexicalFloats = (ids: readonly number[]) => (prefetched ? Promise.resolve(ids.flatMap((id) => read.get(id) ?? [])) : floats(ids));
   // The dense channel: the nearest memories at or above the relevance floor.
-  const dense = await index.search(query!, floor, FUSION.denseDepth, floats);
+  const dense = await index.search(query!, floor, FUSION.denseDepth, denseFloats);
   if (dense.length === 0) return null;
   // The lexical channel's memories get their raw cosines too (`similarity` is always the cosine).
   const inDense = new Set(dense.map((m) => m.id));
   const lexicalOnly = await index.cosinesOf(
     query!,
     lexical.filter((m) => !inDense.has(m.id)).map((m) => m.id),
-    floats,
+    lexicalFloats,
   );
   const cosines = new Map([...dense, ...lexicalOnly].map((m) => [m.id, m.cosine]));
   const found = deps.reads.withPendingReads(workspaceId, await store.getMemories(workspaceId, [...cosines.keys()]));
