@@ -233,10 +233,11 @@ describe.skipIf(!available)("the dashboard in chromium", () => {
 
   describe("the workspace owner's controls", () => {
     const status = (key: string) => call(service.baseURL, "GET", ROUTES.status.path, { key });
+    // min_score 0: what the workspace still holds, whatever the default threshold would leave out.
     const recallIds = async (query: string) =>
-      (await call(service.baseURL, "POST", ROUTES.retrieve.path, { key: service.apiKey, json: { query, top_k: 50 } })).json.memories.map(
-        (m: { id: number }) => m.id,
-      );
+      (
+        await call(service.baseURL, "POST", ROUTES.retrieve.path, { key: service.apiKey, json: { query, top_k: 50, min_score: 0 } })
+      ).json.memories.map((m: { id: number }) => m.id);
     const keyCount = async () =>
       (await page.evaluate(
         async (ws) => (await (await fetch(`/api/workspaces/${ws}/keys`)).json()).keys.length,
