@@ -7,6 +7,7 @@
 // recalls over MCP stdio. Each figure carries the 1-minute load average when it was taken.
 // Usage: node test/bench/installed.js PROJECT_DIR [native,wasm]
 import { spawn } from "node:child_process";
+import { threadCpu, workloadFact as fact, workloadQuery as query } from "./lib.js";
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
@@ -41,26 +42,6 @@ function treeRss(pid) {
   visit(pid);
   return Math.round(kb / 1024);
 }
-
-/** CPU time (ms) of each thread of a process, by thread id (the main thread's id is the process's; Linux /proc). */
-function threadCpu(pid) {
-  const out = new Map();
-  for (const tid of readdirSync(`/proc/${pid}/task`)) {
-    try {
-      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8");
-      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      out.set(tid, (Number(fields[11]) + Number(fields[12])) * 10); // utime + stime, at 100 ticks a second
-    } catch {}
-  }
-  return out;
-}
-
-const PEOPLE = ["Maria", "Tomas", "Priya", "Chen", "Amara", "Lukas", "Sofia", "Kenji", "Ines", "Omar"];
-const THINGS = ["the billing service", "the staging cluster", "the release checklist", "the on-call rota", "the data warehouse"];
-const PLACES = ["Lisbon", "Osaka", "Nairobi", "Toronto", "Krakow", "Austin"];
-const fact = (i) =>
-  `${PEOPLE[i % 10]} owns ${THINGS[(i >> 1) % 5]} for team ${i} and reviews it every ${["Monday", "Wednesday", "Friday"][i % 3]} from ${PLACES[i % 6]} (ticket ${1000 + i}).`;
-const query = (i) => `Who owns ${THINGS[i % 5]} for team ${(i * 7) % 600}?`;
 
 function isolatedEnv(runtime) {
   const home = mkdtempSync(join(tmpdir(), "brain-bench-installed-"));

@@ -107,3 +107,24 @@ export function fortunes() {
   }
   return texts;
 }
+
+/** CPU time (ms) of each thread of a process, by thread id (the main thread's id is the process's; Linux /proc). */
+export function threadCpu(pid) {
+  const out = new Map();
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8");
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      out.set(tid, (Number(fields[11]) + Number(fields[12])) * 10); // utime + stime, at 100 ticks a second
+    } catch {}
+  }
+  return out;
+}
+
+// The recall workload of installed.js and recall-serve.js: distinct facts, and questions that each name one of them.
+const PEOPLE = ["Maria", "Tomas", "Priya", "Chen", "Amara", "Lukas", "Sofia", "Kenji", "Ines", "Omar"];
+const THINGS = ["the billing service", "the staging cluster", "the release checklist", "the on-call rota", "the data warehouse"];
+const PLACES = ["Lisbon", "Osaka", "Nairobi", "Toronto", "Krakow", "Austin"];
+export const workloadFact = (i) =>
+  `${PEOPLE[i % 10]} owns ${THINGS[(i >> 1) % 5]} for team ${i} and reviews it every ${["Monday", "Wednesday", "Friday"][i % 3]} from ${PLACES[i % 6]} (ticket ${1000 + i}).`;
+export const workloadQuery = (i) => `Who owns ${THINGS[i % 5]} for team ${(i * 7) % 600}?`;

@@ -4,30 +4,14 @@
 // from the request to res.end, printed with ERR=1. LOG sets BRAIN_LOG (default info, as installed.js).
 // Usage: [N=300] [HOOK=1 ERR=1] node test/bench/recall-serve.js CHECKOUT [CPU_PROFILE_DIR]
 import { spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
+import { threadCpu, workloadFact as fact, workloadQuery as query } from "./lib.js";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 const dir = process.argv[2];
 const prof = process.argv[3];
 const { Brain } = await import(join(dir, "dist/client/brain.js"));
 const p50 = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-function threadCpu(pid) {
-  const out = new Map();
-  for (const tid of readdirSync(`/proc/${pid}/task`)) {
-    try {
-      const f = readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8");
-      const x = f.slice(f.lastIndexOf(")") + 2).split(" ");
-      out.set(tid, (Number(x[11]) + Number(x[12])) * 10);
-    } catch {}
-  }
-  return out;
-}
-const PEOPLE = ["Maria", "Tomas", "Priya", "Chen", "Amara", "Lukas", "Sofia", "Kenji", "Ines", "Omar"];
-const THINGS = ["the billing service", "the staging cluster", "the release checklist", "the on-call rota", "the data warehouse"];
-const PLACES = ["Lisbon", "Osaka", "Nairobi", "Toronto", "Krakow", "Austin"];
-const fact = (i) =>
-  `${PEOPLE[i % 10]} owns ${THINGS[(i >> 1) % 5]} for team ${i} and reviews it every ${["Monday", "Wednesday", "Friday"][i % 3]} from ${PLACES[i % 6]} (ticket ${1000 + i}).`;
-const query = (i) => `Who owns ${THINGS[i % 5]} for team ${(i * 7) % 600}?`;
 const home = mkdtempSync(join(tmpdir(), "rb-"));
 const env = {
   PATH: process.env.PATH,
