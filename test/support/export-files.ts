@@ -61,6 +61,15 @@ export function readExport(path: string): Record<string, any>[] {
  */
 export async function sourceWithMemories(exportArgs: string[] = []): Promise<{ source: ServiceHandle; exported: string }> {
   const source = await startService({ env: LEXICAL });
+  try {
+    return await fillAndExport(source, exportArgs);
+  } catch (err) {
+    await source.stop(); // a setup that fails leaves no serve behind (the suite's afterAll never sees it)
+    throw err;
+  }
+}
+
+async function fillAndExport(source: ServiceHandle, exportArgs: string[]): Promise<{ source: ServiceHandle; exported: string }> {
   for (const [i, text] of TEXTS.entries()) {
     const stored = await call(source.baseURL, "POST", "/v1/memory/store", {
       key: source.apiKey,
