@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import pg from "pg";
 import { openPostgresStore, type PostgresStore } from "../../src/service/store/postgres/index.js";
 import { lexicalMatches, lexicalSearchStatement } from "../../src/service/store/shared-sql.js";
+import { expectSameLexicalMatches } from "../support/lexical.js";
 import { newMemory } from "../support/new-memory.js";
 import { canStartPostgres, startPostgres, type PgCluster } from "../support/pg.js";
 
@@ -105,13 +106,6 @@ describe.skipIf(!canStartPostgres())("the lexical search's plan on PostgreSQL", 
     const { sql, params } = lexicalSearchStatement("postgres", workspaceId, terms, 50);
     const expected = lexicalMatches((await client.query(sql, params)).rows);
     const got = await store.searchText(workspaceId, terms, 50);
-    expect(got.map((m) => m.id)).toEqual(expected.map((m) => m.id));
-    got.forEach((m, i) => {
-      const e = expected[i]!;
-      expect(m.score).toBeCloseTo(e.score, 9);
-      expect(m.queryWeight).toBeCloseTo(e.queryWeight, 9);
-      expect(m.total).toBe(e.total);
-      expect(m.terms).toEqual(e.terms);
-    });
+    expectSameLexicalMatches(got, expected);
   });
 });

@@ -9,6 +9,7 @@ import { searchTerms } from "../../src/service/retrieval/search-terms.js";
 import { lexicalMatches, lexicalSearchStatement, sqliteMatchableTerms } from "../../src/service/store/shared-sql.js";
 import { openSqliteStore } from "../../src/service/store/sqlite/index.js";
 import type { MemoryStore } from "../../src/service/store/types.js";
+import { expectSameLexicalMatches } from "../support/lexical.js";
 import { newMemory } from "../support/new-memory.js";
 
 const PEOPLE = ["Maria", "Tomas", "Priya", "Chen", "Amara"];
@@ -57,14 +58,7 @@ describe("SQLite's lexical ranking", () => {
           const { sql, params } = lexicalSearchStatement("sqlite", ws, terms, limit);
           const expected = lexicalMatches(reference.prepare(sql).all(...params) as Parameters<typeof lexicalMatches>[0]);
           const got = await store.searchText(ws, searchTerms(query), limit);
-          expect(got.map((m) => m.id)).toEqual(expected.map((m) => m.id));
-          got.forEach((m, k) => {
-            const e = expected[k]!;
-            expect(m.score).toBeCloseTo(e.score, 9);
-            expect(m.queryWeight).toBeCloseTo(e.queryWeight, 9);
-            expect(m.total).toBe(e.total);
-            expect(m.terms).toEqual(e.terms);
-          });
+          expectSameLexicalMatches(got, expected);
         }
       }
     } finally {
