@@ -401,7 +401,13 @@ const TITLE = new RegExp(
 );
 
 /** The topics that job titles and kinds of company in `text` would wrongly suggest (see FIELD_TOPIC). */
-export function titledTopics(text: string): Set<Topic> {
+export function titledTopics(text: string): ReadonlySet<Topic> {
+  // Scoring and picking ask about the same text one after the other: the last answer is kept.
+  if (text !== lastTitled.text) lastTitled = { text, topics: findTitledTopics(text) };
+  return lastTitled.topics;
+}
+let lastTitled: { text: string; topics: ReadonlySet<Topic> } = { text: "", topics: new Set() };
+function findTitledTopics(text: string): Set<Topic> {
   const out = new Set<Topic>();
   if (!/\b(?:head|vp|vice|director|chief|svp|evp|lead|manager|engineer|designer|owner|analyst|architect|specialist|consultant|rep|representative|executive|coordinator|officer|associate|intern|admin|administrator|developer|scientist|team|department|org|agency|agent|compan|firm|startup|provider|insurer|vendor|recruiter|partner|advis|planner|instructor|nurse|assistant|operations|ops|job|role|position|opening|hire|candidate|interview)/i.test(text))
     return out;
