@@ -117,6 +117,14 @@ describe("rules where a word decides", () => {
       not: "Never send the user long answers.",
     },
     {
+      name: "a pregnancy is health",
+      why: "a baby due in some month is health, not a deadline",
+      texts: ["Lucia is pregnant and the baby is due in March.", "The user's partner is expecting twins in the autumn."],
+      gives: "health",
+      never: ["deadline"],
+      not: "The report is due in March.",
+    },
+    {
       name: "saving money is finance",
       why: "saving up for something is finance, not a preference",
       texts: ["The user is saving for a new bike.", "The user puts money aside every month for retirement."],
@@ -179,6 +187,8 @@ describe("a job title, a role or a kind of company is not a topic (the third pas
     expect(score("Rotate the old deploy keys every quarter.", "security")).toBeGreaterThan(0);
     expect(score("Support is busiest in the holiday season.", "travel")).toBe(0);
     expect(score("The user is on holiday in Crete.", "travel")).toBeGreaterThan(0);
+    expect(score("Feature branches are rebased before merging.", "product")).toBe(0);
+    expect(score("The export feature is the most used one.", "product")).toBeGreaterThan(0);
   });
 });
 

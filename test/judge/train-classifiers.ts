@@ -315,6 +315,22 @@ console.log(`thresholds ${JSON.stringify(bestCat.calibration.thresholds)}`);
     `10-fold on the second pass's ${second.length} dev rows: topic F1 ${r2.f1.toFixed(3)} domain ${r2.domainAcc.toFixed(3)}; rules alone ${rr2.f1.toFixed(3)}`,
   );
 }
+if (process.env.TRAIN_SAMPLE) {
+  // Every k-th dev row's out-of-fold answer (the classifier never saw the row), to read by hand.
+  const scores = blended(bestLoo, bestCat.beta, bestCat.betaDomain);
+  const want = Number(process.env.TRAIN_SAMPLE);
+  const k = Math.max(1, Math.floor(judged.length / want));
+  const offset = Number(process.env.TRAIN_SAMPLE_OFFSET ?? 0);
+  console.log(`| memory | labelled | out of fold |\n|---|---|---|`);
+  judged
+    .filter((_, j) => j % k === offset % k)
+    .slice(0, want)
+    .forEach((i) => {
+      const e = catExamples[i]!;
+      const [domain, ...topics] = chooseCategories(scores[i]!, DOMAINS, TOPICS, e.text, bestCat.calibration);
+      console.log(`| ${e.text} | ${e.domain}: ${e.topics.join(", ")} | ${domain}: ${topics.join(", ")} |`);
+    });
+}
 if (process.env.TRAIN_MISSES) {
   const scores = blended(bestLoo, bestCat.beta, bestCat.betaDomain);
   judged.forEach((i) => {

@@ -21,7 +21,7 @@ export const TOPIC_LEXICON: Record<Topic, Lexicon> = {
   ],
   relationship: [
     [
-      /\b(?:wife|husband|partner|girlfriend|boyfriend|son|daughter|kids?|children|mother|father|mom|dad|parents?|brother|sister|sibling|friend|family|married|reports to|manager is|(?:user's|my|his|her|their) manager|co-leads?|mentors?|mentee|go-to person|best friend|dog|cat)\b/i,
+      /\b(?:wife|husband|partner|girlfriend|boyfriend|son|daughter|kids?|children|mother|father|mom|dad|mum|parents?|brother|sister|sibling|friend|family|married|cousins?|niece|nephew|uncle|aunt|grand(?:mother|father|ma|pa|parents?|son|daughter|kids?|children)|step(?:mother|father|mom|dad|son|daughter|brother|sister)|(?:mother|father|brother|sister|son|daughter)-in-law|in-laws|roommates?|flatmates?|housemates?|neighbou?rs?|godson|goddaughter|fianc[eé]e?|spouse|twins?|ex-(?:wife|husband|partner)|reports to|manager is|(?:user's|my|his|her|their) manager|co-leads?|mentors?|mentee|go-to person|best friend|dog|cat)\b/i,
       2,
     ],
     [/\b(?:colleague|coworker|teammate|boss)\b/i, 1],
@@ -31,7 +31,7 @@ export const TOPIC_LEXICON: Record<Topic, Lexicon> = {
       /\b(?:project|initiative|roadmap|milestone|epic|workstream|migration|rewrite|redesign|launch|mvp|v\d+(?:\.\d+)*|phase \d|beta|poc|proof of concept|codename|relaunch|rollout)\b/i,
       2,
     ],
-    [/\b(?:repo(?:sitory)?|feature|scope|team is building|working on)\b/i, 1],
+    [/\b(?:repo(?:sitory)?|feature(?! branch| flags?| toggles?| freeze)|scope|team is building|working on)\b/i, 1],
   ],
   task: [
     [
@@ -75,7 +75,7 @@ export const TOPIC_LEXICON: Record<Topic, Lexicon> = {
   ],
   infrastructure: [
     [
-      /\b(?:server|servers|cluster|kubernetes|k8s|docker|container|aws|gcp|azure|ec2|s3|lambda|terraform|ansible|nginx|load balancer|dns|cdn|cloudflare|database|postgres(?:ql)?|mysql|redis|kafka|rabbitmq|elasticsearch|mongodb|sqlite|staging|production|prod\b|deploy\w*|hosting|hosted|vpc|subnet|region|us-east|eu-west|node pool|vm|instance|disk|backup|monitoring|grafana|prometheus|datadog|uptime|latency|cpu|memory usage|ci runner|github actions|infra\w*)\b/i,
+      /\b(?:server|servers|cluster|kubernetes|k8s|docker|container|aws|gcp|azure|ec2|s3|lambda|terraform|ansible|nginx|load balancer|dns|cdn|cloudflare|database|postgres(?:ql)?|mysql|redis|kafka|rabbitmq|elasticsearch|mongodb|sqlite|staging|production|prod\b|deploy\w*|hosting|hosted|vpc|subnet|region|us-east|eu-west|node pool|vm|instance|disk|backup|monitoring|grafana|prometheus|datadog|uptime|latency|cpu|memory usage|outages?|downtime|connection pools?|(?:went|was|were|is) down|ci runner|github actions|infra\w*)\b/i,
       2,
     ],
   ],
@@ -102,7 +102,7 @@ export const TOPIC_LEXICON: Record<Topic, Lexicon> = {
   ],
   product: [
     [
-      /\b(?:product|feature|features|roadmap|pricing page|plan|tier|free tier|pro plan|release notes|launch|users? want|ux|ui|onboarding flow|dashboard|mobile app|the app|app store|beta|waitlist|free trial|trial|tiers?|product-market|pm\b|spec|requirements|user story|a\/b test|experiment)\b/i,
+      /\b(?:product|features?(?! branch| flags?| toggles?| freeze)|roadmap|pricing page|plan|tier|free tier|pro plan|release notes|launch|users? want|ux|ui|onboarding flow|dashboard|mobile app|the app|app store|beta|waitlist|free trial|trial|tiers?|product-market|pm\b|spec|requirements|user story|a\/b test|experiment)\b/i,
       2,
     ],
     [/\b(?:requested feature|feature requests?|most used feature|private beta|public beta|(?:we're|we are) launching)\b/i, 2],
@@ -360,6 +360,14 @@ export const DECIDING_RULES: readonly DecidingRule[] = [
     rulesOut: [],
     overrides: ["preference"],
     leans: "technical",
+  },
+  {
+    name: "a pregnancy is health",
+    when: /\b(?:pregnan\w*|expecting (?:a baby|twins)|(?:baby|twins) (?:is|are) due|due date for the baby|morning sickness|prenatal|antenatal|maternity scan)\b/i,
+    gives: "health",
+    rulesOut: [],
+    overrides: ["deadline"],
+    leans: "personal",
   },
   {
     name: "saving money is finance",
