@@ -107,6 +107,10 @@ console.log(
     size: index.size,
     rssBefore: +before,
     rssAfter: +mb(),
+    // After the gc: the JavaScript heap and the typed arrays' memory (the rest of the resident set is code, the
+    // allocator's free pages and the driver's buffers).
+    heapUsedMb: +(process.memoryUsage().heapUsed / 2 ** 20).toFixed(1),
+    arrayBuffersMb: +(process.memoryUsage().arrayBuffers / 2 ** 20).toFixed(1),
     load: loadavg()[0].toFixed(1),
   }),
 );

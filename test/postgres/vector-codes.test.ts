@@ -243,17 +243,19 @@ describe.each(stores)("vector codes on $name", ({ open }) => {
         Uint8Array.from({ length: 256 }, (_, i) => i),
         Uint8Array.from({ length: 300_001 }, (_, i) => (i * 7919 + (i >> 8)) & 255),
         new Uint8Array([0x80, 0xbf, 0xc0, 0xff, 0, 0xe2, 0x82]),
+        // More chunks than PostgreSQL reads in one round trip.
+        ...Array.from({ length: 5 }, (_, k) => new Uint8Array([k, 0xff - k, 0xc3])),
       ];
-      const header = { embedderId: EMBEDDER, dimensions: DIMS, upToRev: 0, rows: 3 };
+      const header = { embedderId: EMBEDDER, dimensions: DIMS, upToRev: 0, rows: chunks.length };
       expect(await store.writeVectorSnapshot(ws, header, chunks)).toBe(true);
       const stored = (await store.readVectorSnapshot(ws, EMBEDDER))!;
-      expect(stored).toMatchObject({ chunks: 3, rows: 3 });
+      expect(stored).toMatchObject({ chunks: 8, rows: 8 });
       for (let c = 0; c < chunks.length; c++) {
         const read = (await stored.readChunk(c))!;
         expect(read.byteOffset % 8).toBe(0);
         expect(Buffer.from(read.buffer, read.byteOffset, read.byteLength).equals(Buffer.from(chunks[c]!))).toBe(true);
       }
-      expect(await stored.readChunk(3)).toBeNull();
+      expect(await stored.readChunk(8)).toBeNull();
       // Another process stores a newer snapshot meanwhile: the older one's chunks are deleted, so a load reads rows.
       expect(await store.writeVectorSnapshot(ws, header, [chunks[2]!])).toBe(true);
       expect(await stored.readChunk(0)).toBeNull();

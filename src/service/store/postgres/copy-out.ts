@@ -1,4 +1,4 @@
-// One bytea column read as raw bytes: `COPY (SELECT col ...) TO STDOUT (FORMAT binary)` through node-postgres's
+// Columns read as raw bytes: `COPY (SELECT cols ...) TO STDOUT (FORMAT binary)` through node-postgres's
 // submittable interface (what pg-copy-streams uses). A query's result arrives as text: node-postgres decodes every field
 // of a DataRow as UTF-8, so a bytea comes hex-encoded (twice its bytes, encoded by the server and decoded here), and its
 // `binary` result mode cannot carry bytes at all (the field is still decoded as UTF-8, which replaces invalid sequences,
@@ -11,8 +11,9 @@ import type { Connection, Submittable } from "pg";
 const SIGNATURE = Buffer.from("PGCOPY\n\xff\r\n\0", "latin1");
 
 /**
- * Runs `sql` (a `COPY (SELECT one_bytea_column ...) TO STDOUT (FORMAT binary)`) on a client and calls `onValue` with a
- * copy of each row's value (null for SQL NULL), in order; `callback` once, when the statement ends or fails.
+ * Runs `sql` (a `COPY (SELECT ...) TO STDOUT (FORMAT binary)` of `columns` columns) on a client and calls `onRow` with
+ * each row's values in their binary send format (a bytea's bytes as they are; an int4 as 4 bytes, big-endian), copied,
+ * null for SQL NULL, in order; `callback` once, when the statement ends or fails.
  */
 export class CopyOutBytes implements Submittable {
   private started = false;
@@ -22,7 +23,8 @@ export class CopyOutBytes implements Submittable {
 
   constructor(
     private readonly sql: string,
-    private readonly onValue: (value: Uint8Array | null) => void,
+    private readonly columns: number,
+    private readonly onRow: (values: (Uint8Array | null)[]) => void,
   ) {}
 
   submit(connection: Connection): void {
@@ -52,20 +54,24 @@ export class CopyOutBytes implements Submittable {
       const fields = bytes.readInt16BE(at);
       at += 2;
       if (fields === -1) return; // the trailer
-      if (fields !== 1) throw new Error(`a binary COPY row of ${fields} columns, not 1`);
-      const length = bytes.readInt32BE(at);
-      at += 4;
-      if (length === -1) {
-        this.onValue(null);
-        continue;
+      if (fields !== this.columns) throw new Error(`a binary COPY row of ${fields} columns, not ${this.columns}`);
+      const values: (Uint8Array | null)[] = [];
+      for (let f = 0; f < fields; f++) {
+        const length = bytes.readInt32BE(at);
+        at += 4;
+        if (length === -1) {
+          values.push(null);
+          continue;
+        }
+        if (at + length > bytes.length) throw new Error("a binary COPY row cut short");
+        // The message is a view of the driver's receive buffer, reused for the next ones: copied (to offset 0 of a
+        // buffer of its own, so 8-byte aligned for Float64Array views).
+        const value = new Uint8Array(length);
+        value.set(bytes.subarray(at, at + length));
+        at += length;
+        values.push(value);
       }
-      if (at + length > bytes.length) throw new Error("a binary COPY row cut short");
-      // The message is a view of the driver's receive buffer, reused for the next ones: copied (to offset 0 of a
-      // buffer of its own, so 8-byte aligned for Float64Array views).
-      const value = new Uint8Array(length);
-      value.set(bytes.subarray(at, at + length));
-      at += length;
-      this.onValue(value);
+      this.onRow(values);
     }
   }
 

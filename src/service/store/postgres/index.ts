@@ -136,6 +136,11 @@ function beginLocked(workspaceId: number): string {
 const BEGIN_BOOKKEEPING = "BEGIN; SET LOCAL synchronous_commit = off";
 /** How long `admin memory compact` waits for the memories table's lock before giving up (ms). */
 const COMPACT_LOCK_WAIT_MS = 5_000;
+/**
+ * A vector snapshot's chunks read per round trip (about 1.7 MB each at 384 dimensions): fewer statements, while the
+ * chunks held at once stay a few megabytes.
+ */
+const SNAPSHOT_CHUNKS_PER_READ = 5;
 /** Serializes "create the first workspace when there is none" across processes. */
 const FIRST_WORKSPACE_LOCK_SQL = "SELECT pg_advisory_xact_lock(hashtextextended('brain-mcp:first-workspace', 0))";
 
@@ -533,31 +538,40 @@ export class PostgresStore implements MemoryStore {
     }>("SELECT embedder_id, dimensions, up_to_rev, rows, generation, chunks FROM vector_snapshots WHERE workspace_id = $1", [workspaceId]);
     const row = rows[0];
     if (!row || row.embedder_id !== embedderId) return null;
+    let ahead = new Map<number, Uint8Array>();
     return {
       embedderId,
       dimensions: row.dimensions,
       upToRev: Number(row.up_to_rev),
       rows: row.rows,
       chunks: row.chunks,
-      readChunk: (chunk) => this.snapshotChunk(workspaceId, row.generation, chunk),
+      readChunk: async (chunk) => {
+        // Several chunks a round trip: the next calls ask for them in order.
+        if (!ahead.has(chunk)) ahead = await this.snapshotChunks(workspaceId, row.generation, chunk, SNAPSHOT_CHUNKS_PER_READ);
+        const bytes = ahead.get(chunk) ?? null;
+        ahead.delete(chunk);
+        return bytes;
+      },
     };
   }
 
   /**
-   * One chunk of a snapshot, as bytes: read by a binary COPY (./copy-out.ts), not a SELECT, whose bytea would come
-   * hex-encoded (four times the CPU on each side at 100,000 memories: test/bench/README.md).
+   * Chunks `from` to `from + count − 1` of a snapshot (those that exist), as bytes: read by a binary COPY
+   * (./copy-out.ts), not a SELECT, whose bytea would come hex-encoded (about twice the CPU on each side at 100,000
+   * memories: test/bench/README.md).
    */
-  private async snapshotChunk(workspaceId: number, generation: string, chunk: number): Promise<Uint8Array | null> {
-    // COPY takes no parameters: the three keys are integers, checked as such before they are spliced in.
-    if (!Number.isSafeInteger(workspaceId) || !/^\d{1,20}$/.test(String(generation)) || !Number.isSafeInteger(chunk)) {
+  private async snapshotChunks(workspaceId: number, generation: string, from: number, count: number): Promise<Map<number, Uint8Array>> {
+    // COPY takes no parameters: the keys are integers, checked as such before they are spliced in.
+    if (![workspaceId, from, count].every(Number.isSafeInteger) || !/^\d{1,20}$/.test(String(generation))) {
       throw new Error("bad vector snapshot key");
     }
     return this.withClient(async (client, broke) => {
-      let data: Uint8Array | null = null;
+      const chunks = new Map<number, Uint8Array>();
       const copy = new CopyOutBytes(
-        `COPY (SELECT data FROM vector_snapshot_chunks WHERE workspace_id = ${workspaceId} AND generation = ${generation}
-                 AND chunk = ${chunk}) TO STDOUT (FORMAT binary)`,
-        (value) => (data = value),
+        `COPY (SELECT chunk, data FROM vector_snapshot_chunks WHERE workspace_id = ${workspaceId} AND generation = ${generation}
+                 AND chunk >= ${from} AND chunk < ${from + count} ORDER BY chunk) TO STDOUT (FORMAT binary)`,
+        2,
+        ([chunk, data]) => chunks.set(new DataView(chunk!.buffer).getInt32(0), data!),
       );
       try {
         await new Promise<void>((resolve, reject) => {
@@ -565,7 +579,7 @@ export class PostgresStore implements MemoryStore {
           client.query(copy);
         });
         this.reachable();
-        return data;
+        return chunks;
       } catch (err) {
         // A client-side timeout leaves the connection mid-statement: it is not reused.
         if (isStoreUnavailable(err) || /timeout/i.test((err as Error).message)) broke(err as Error);
