@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // The first retrieve after a restart, several builds alternately over one store (issue 27): each round starts each
 // build's `serve` in turn, sends one retrieve as soon as it prints "listening", and reports its wall time, the serve
-// process's CPU when the answer came, its resident set, the warm-up's "vector index loaded" line and the load.
+// process's CPU when the answer came (and since it listened), its resident set, the warm-up's "vector index loaded" line and the load.
 // The store is seeded beforehand, e.g. `node test/bench/retrieval-scale.js --database-url URL --sizes 100000 --real 800
 // --restarts 2` (the second start stores the index's snapshot).
 //
@@ -41,6 +41,7 @@ console.log(`first retrieve after a restart: ${builds.join(" vs ")}; ${values.ro
 for (let round = 1; round <= Number(values.rounds); round++) {
   for (const build of builds) {
     const service = await startService({ ...location, env, binPath: binOf(build), credentials, nodeArgs });
+    const cpuAtListen = service.cpuMs();
     const started = performance.now();
     const res = await fetch(`${service.url}/v1/memory/retrieve`, {
       method: "POST",
@@ -56,7 +57,7 @@ for (let round = 1; round <= Number(values.rounds); round++) {
     await new Promise((r) => setTimeout(r, 300));
     const index = service.output().match(/vector index loaded.*?"memories":(\d+).*?"ms":(\d+)/);
     console.log(
-      `round ${round} ${build}: first retrieve ${ms.toFixed(1)} ms (${json.count} found); serve CPU ${cpu} ms; rss ${rss.toFixed(1)} MB; ` +
+      `round ${round} ${build}: first retrieve ${ms.toFixed(1)} ms (${json.count} found); serve CPU ${cpu} ms (${cpu - cpuAtListen} since "listening"); rss ${rss.toFixed(1)} MB; ` +
         `index ${index ? `${index[1]} rows in ${index[2]} ms` : "?"}; start ${service.readyMs.toFixed(0)} ms; load ${loadavg()[0].toFixed(2)}`,
     );
     await service.stop();
