@@ -4,7 +4,7 @@
 import { IDEMPOTENCY_TTL_MS } from "../../contract/limits.js";
 import type { StoreResponse } from "../../contract/wire.js";
 import type { Embedder, Judge } from "../models/types.js";
-import type { MemoryStore } from "../store/types.js";
+import type { MemoryRecord, MemoryStore } from "../store/types.js";
 import type { StoreInput } from "../types.js";
 import { storeSource, type VectorIndexes } from "../retrieval/vector-index.js";
 import type { PiiVerdict } from "./pii/types.js";
@@ -56,13 +56,15 @@ export async function runWritePipeline(
     }
     // Inside the lock: see every memory committed so far, by any process.
     const index = await indexes.refresh(workspaceId, tx);
-    // The index re-scores from the store (async); dedup asks at the embedder's threshold, so its answer is ready.
-    const near = draft.vector
-      ? await index.search(draft.vector, embedder.dedupThreshold, DEDUP_CANDIDATES, (ids) => tx.vectorsOf(ids))
-      : [];
+    // The index re-scores from the store (async); dedup asks at the embedder's threshold, so its answer is ready. The
+    // candidates' records come with their float rows (one read, not one more per candidate dedup looks at).
+    const records = new Map<number, MemoryRecord>();
+    const floatsAndRecords = async (ids: readonly number[]) =>
+      (await tx.memoriesWithVectors(ids)).map(({ record, vector }) => (records.set(record.id, record), vector));
+    const near = draft.vector ? await index.search(draft.vector, embedder.dedupThreshold, DEDUP_CANDIDATES, floatsAndRecords) : [];
     const lookup = {
       candidates: (_v: Float32Array, threshold: number) => near.filter((hit) => hit.cosine >= threshold),
-      load: (id: number) => tx.getMemory(id),
+      load: async (id: number) => records.get(id) ?? tx.getMemory(id),
       embedSentences: (sentences: string[]) => embedder.embed(sentences, "document"),
     };
     const deduplicated = await dedup(draft, lookup, embedder.dedupThreshold);

@@ -14,6 +14,7 @@ import {
   type MemoryPatch,
   type MemoryRecord,
   type MemoryStore,
+  type MemoryWithVector,
   type NewMemory,
   type NewWorkspace,
   type NewKey,
@@ -138,6 +139,26 @@ const COMPACT_LOCK_WAIT_MS = 5_000;
 /** Serializes "create the first workspace when there is none" across processes. */
 const FIRST_WORKSPACE_LOCK_SQL = "SELECT pg_advisory_xact_lock(hashtextextended('brain-mcp:first-workspace', 0))";
 
+/**
+ * A key's rate bucket, upserted: refill by elapsed time (capped at burst), then take a token if one is there; the row
+ * lock makes concurrent requests from every process draw from the same bucket. `row` gives the new bucket's
+ * (key_id, tokens, updated_ms, allowed); the other arguments are the placeholders of rps, burst and now (ms).
+ */
+const RATE_UPSERT = (row: string, rps: string, burst: string, now: string) => {
+  const refilled = `LEAST(${burst}::float8, b.tokens + GREATEST(0, ${now}::bigint - b.updated_ms) * ${rps}::float8 / 1000.0)`;
+  return `INSERT INTO rate_buckets AS b (key_id, tokens, updated_ms, allowed)
+       ${row}
+       ON CONFLICT (key_id) DO UPDATE SET
+         tokens = CASE WHEN ${refilled} >= 1 THEN ${refilled} - 1 ELSE ${refilled} END,
+         updated_ms = GREATEST(b.updated_ms, ${now}::bigint),
+         allowed = ${refilled} >= 1`;
+};
+
+function rateDecision(tokens: number, allowed: boolean, rps: number): RateDecision {
+  if (allowed) return { allowed: true, retryAfterSeconds: 0 };
+  return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil((1 - tokens) / rps)) };
+}
+
 interface Queryable {
   query<R extends QueryResultRow>(sql: string, params?: unknown[]): Promise<{ rows: R[]; rowCount: number | null }>;
 }
@@ -184,6 +205,19 @@ async function vectorsOf(db: Queryable, workspaceId: number, ids: readonly numbe
     [workspaceId, [...ids]],
   );
   return rows.map((r) => ({ id: r.id, rev: r.rev, embedder_id: r.embedder_id, vector: bytesToVector(r.vector) }));
+}
+
+/** The float rows of `ids` with their records, in one statement (./types.ts memoriesWithVectors). */
+async function memoriesWithVectors(db: Queryable, workspaceId: number, ids: readonly number[]): Promise<MemoryWithVector[]> {
+  if (ids.length === 0) return [];
+  const { rows } = await db.query<MemoryRow & { vector: Buffer }>(
+    `SELECT ${MEMORY_COLUMNS}, vector FROM memories WHERE workspace_id = $1 AND id = ANY($2::bigint[])`,
+    [workspaceId, [...ids]],
+  );
+  return rows.map((r) => ({
+    record: toMemory(r),
+    vector: { id: r.id, rev: r.rev, embedder_id: r.embedder_id, vector: bytesToVector(r.vector) },
+  }));
 }
 
 async function run<R extends QueryResultRow>(db: Queryable, { sql, params }: Statement): Promise<R[]> {
@@ -275,6 +309,10 @@ class PostgresWorkspaceTx implements WorkspaceTx {
 
   async vectorsOf(ids: readonly number[]): Promise<VectorRecord[]> {
     return vectorsOf(await this.db(), this.workspaceId, ids);
+  }
+
+  async memoriesWithVectors(ids: readonly number[]): Promise<MemoryWithVector[]> {
+    return memoriesWithVectors(await this.db(), this.workspaceId, ids);
   }
 
   async getMemory(id: number): Promise<MemoryRecord | null> {
@@ -486,6 +524,37 @@ export class PostgresStore implements MemoryStore {
     return row ? { keyId: row.key_id, prefix: row.prefix, keyHash: row.key_hash, workspace: toWorkspace(row) } : null;
   }
 
+  async findKeyTakingToken(
+    keyHash: string,
+    rps: number,
+    burst: number,
+    nowMs: number,
+  ): Promise<{ keyId: number; prefix: string; keyHash: string; workspace: Workspace; rate: RateDecision } | null> {
+    // The key's row and its bucket's upsert in one statement: one round trip before the request's own work, not two.
+    const { rows } = await this.q<WorkspaceRow & { key_id: number; prefix: string; key_hash: string; rate_tokens: number; rate_allowed: boolean }>(
+      `WITH k AS (
+         SELECT k.id AS key_id, k.prefix, k.key_hash, w.*
+           FROM api_keys k JOIN workspaces w ON w.id = k.workspace_id
+          WHERE k.key_hash = $1 AND k.revoked_at IS NULL
+       ), t AS (
+         ${RATE_UPSERT("SELECT key_id, $3::float8 - 1, $4::bigint, $3::float8 >= 1 FROM k", "$2", "$3", "$4")}
+         RETURNING b.key_id, b.tokens, b.allowed
+       )
+       SELECT k.*, t.tokens AS rate_tokens, t.allowed AS rate_allowed FROM k JOIN t ON t.key_id = k.key_id`,
+      [keyHash, rps, burst, nowMs],
+    );
+    const row = rows[0];
+    if (!row) return null;
+    const { key_id, prefix, key_hash, rate_tokens, rate_allowed, ...workspace } = row;
+    return {
+      keyId: key_id,
+      prefix,
+      keyHash: key_hash,
+      workspace: toWorkspace(workspace as WorkspaceRow),
+      rate: rateDecision(rate_tokens, rate_allowed, rps),
+    };
+  }
+
   async revokeKey(keyId: number, nowMs: number): Promise<boolean> {
     const { rowCount } = await this.q("UPDATE api_keys SET revoked_at = $2 WHERE id = $1 AND revoked_at IS NULL", [keyId, nowMs]);
     return (rowCount ?? 0) > 0;
@@ -519,6 +588,10 @@ export class PostgresStore implements MemoryStore {
 
   vectorsOf(workspaceId: number, ids: readonly number[]): Promise<VectorRecord[]> {
     return vectorsOf(this.db, workspaceId, ids);
+  }
+
+  memoriesWithVectors(workspaceId: number, ids: readonly number[]): Promise<MemoryWithVector[]> {
+    return memoriesWithVectors(this.db, workspaceId, ids);
   }
 
   async readVectorSnapshot(workspaceId: number, embedderId: string): Promise<StoredVectorSnapshot | null> {
@@ -875,22 +948,10 @@ export class PostgresStore implements MemoryStore {
    */
   async takeRateToken(keyId: number, rps: number, burst: number, nowMs: number): Promise<RateDecision> {
     const { rows } = await this.q<{ tokens: number; allowed: boolean }>(
-      `INSERT INTO rate_buckets AS b (key_id, tokens, updated_ms, allowed)
-       VALUES ($1, $3::float8 - 1, $4::bigint, $3::float8 >= 1)
-       ON CONFLICT (key_id) DO UPDATE SET
-         tokens = CASE
-           WHEN LEAST($3::float8, b.tokens + GREATEST(0, $4::bigint - b.updated_ms) * $2::float8 / 1000.0) >= 1
-           THEN LEAST($3::float8, b.tokens + GREATEST(0, $4::bigint - b.updated_ms) * $2::float8 / 1000.0) - 1
-           ELSE LEAST($3::float8, b.tokens + GREATEST(0, $4::bigint - b.updated_ms) * $2::float8 / 1000.0)
-         END,
-         updated_ms = GREATEST(b.updated_ms, $4::bigint),
-         allowed = LEAST($3::float8, b.tokens + GREATEST(0, $4::bigint - b.updated_ms) * $2::float8 / 1000.0) >= 1
-       RETURNING tokens, allowed`,
+      `${RATE_UPSERT("VALUES ($1, $3::float8 - 1, $4::bigint, $3::float8 >= 1)", "$2", "$3", "$4")} RETURNING tokens, allowed`,
       [keyId, rps, burst, nowMs],
     );
-    const row = rows[0]!;
-    if (row.allowed) return { allowed: true, retryAfterSeconds: 0 };
-    return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil((1 - row.tokens) / rps)) };
+    return rateDecision(rows[0]!.tokens, rows[0]!.allowed, rps);
   }
 
   // Liveness
