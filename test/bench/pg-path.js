@@ -7,11 +7,25 @@
 import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
+import { readdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { startPostgres } from "./pg.js";
 import { percentile, threadCpu, workloadFact as fact, workloadQuery as query } from "./lib.js";
 
 const dir = resolve(process.argv[2] ?? ".");
+/** CPU (ms) of the cluster: the postmaster and its children (backends, writers), from /proc. */
+function clusterCpu(pid) {
+  let total = 0;
+  for (const p of readdirSync("/proc")) {
+    if (!/^\d+$/.test(p)) continue;
+    try {
+      const stat = readFileSync(`/proc/${p}/stat`, "utf8");
+      const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      if (Number(p) === pid || Number(f[1]) === pid) total += (Number(f[11]) + Number(f[12])) * 10;
+    } catch {}
+  }
+  return total;
+}
 const SEED = Number(process.env.SEED ?? 300);
 const COUNTED = Number(process.env.COUNTED ?? 20);
 const TIMED = Number(process.env.TIMED ?? 200);
@@ -89,14 +103,17 @@ const retrieveRt = summary("retrieve");
 // CPU per request: back to back, no pauses
 from = mark();
 const proc0 = [...threadCpu(child.pid).values()].reduce((a, b) => a + b, 0);
+const db0 = clusterCpu(pg.pid);
 let t = performance.now();
 for (let i = 0; i < TIMED; i++) await retrieve(2000 + i);
 const retrieveWall = performance.now() - t;
 const proc1 = [...threadCpu(child.pid).values()].reduce((a, b) => a + b, 0);
+const db1 = clusterCpu(pg.pid);
 t = performance.now();
 for (let i = 0; i < TIMED / 2; i++) await store(5000 + i, true);
 const storeWall = performance.now() - t;
 const proc2 = [...threadCpu(child.pid).values()].reduce((a, b) => a + b, 0);
+const db2 = clusterCpu(pg.pid);
 const timed = readFileSync(outFile, "utf8").trim().split("\n").slice(from).map((l) => JSON.parse(l));
 const stat = (kind, f) => {
   const v = timed.filter((r) => r.url.includes(kind)).map(f);
@@ -108,8 +125,8 @@ console.log(`  store (new memory, Idempotency-Key): round trips on the path ${st
 console.log(`    ${example("store").join(" | ")}`);
 console.log(`  retrieve: round trips on the path ${retrieveRt.roundTripsMin}-${retrieveRt.roundTripsMax} (mean ${retrieveRt.mean.toFixed(2)}), after it ${after("retrieve").toFixed(2)}`);
 console.log(`    ${example("retrieve").join(" | ")}`);
-console.log(`  retrieve x${TIMED}: in-server ms ${stat("retrieve", (r) => r.ms)}; main-thread CPU ms ${stat("retrieve", (r) => r.cpu)}; process CPU/req ${((proc1 - proc0) / TIMED).toFixed(2)} ms; client ${(retrieveWall / TIMED).toFixed(2)} ms/req`);
-console.log(`  store x${TIMED / 2}: in-server ms ${stat("store", (r) => r.ms)}; main-thread CPU ms ${stat("store", (r) => r.cpu)}; process CPU/req ${((proc2 - proc1) / (TIMED / 2)).toFixed(2)} ms; client ${(storeWall / (TIMED / 2)).toFixed(2)} ms/req`);
+console.log(`  retrieve x${TIMED}: in-server ms ${stat("retrieve", (r) => r.ms)}; main-thread CPU ms ${stat("retrieve", (r) => r.cpu)}; process CPU/req ${((proc1 - proc0) / TIMED).toFixed(2)} ms; PostgreSQL CPU/req ${((db1 - db0) / TIMED).toFixed(2)} ms; client ${(retrieveWall / TIMED).toFixed(2)} ms/req`);
+console.log(`  store x${TIMED / 2}: in-server ms ${stat("store", (r) => r.ms)}; main-thread CPU ms ${stat("store", (r) => r.cpu)}; process CPU/req ${((proc2 - proc1) / (TIMED / 2)).toFixed(2)} ms; PostgreSQL CPU/req ${((db2 - db1) / (TIMED / 2)).toFixed(2)} ms; client ${(storeWall / (TIMED / 2)).toFixed(2)} ms/req`);
 console.log(`  load ${load()}`);
 child.kill("SIGINT");
 await new Promise((r) => child.once("exit", r));

@@ -36,13 +36,21 @@ export async function runWritePipeline(
   const { store, indexes, embedder } = deps;
   const hash = idempotencyKey ? requestHash(input) : "";
   const startMs = deps.now().getTime();
-  if (idempotencyKey) {
-    const replay = replayOf(await store.getIdempotency(workspaceId, idempotencyKey, startMs - IDEMPOTENCY_TTL_MS), hash);
+  // A replay is answered without the lock; its read runs beside the model's work (a round trip off the path on
+  // PostgreSQL), and is awaited first: a replay or a reused key answers before anything the draft may throw.
+  const replayed = idempotencyKey
+    ? store.getIdempotency(workspaceId, idempotencyKey, startMs - IDEMPOTENCY_TTL_MS).then((record) => replayOf(record, hash))
+    : null;
+  const drafted = (async () => {
+    const screened = screen({ workspaceId, text: input.text, meta: input.meta }, deps.screenPii);
+    return judgeDraft(await embed(screened, embedder), deps.judge, deps.now());
+  })();
+  if (replayed) {
+    drafted.catch(() => {}); // reported below when no replay answers first
+    const replay = await replayed;
     if (replay) return replay;
   }
-
-  const screened = screen({ workspaceId, text: input.text, meta: input.meta }, deps.screenPii);
-  const draft = await judgeDraft(await embed(screened, embedder), deps.judge, deps.now());
+  const draft = await drafted;
 
   // A workspace not yet in this process's cache loads outside the lock (from its snapshot, in bulk): the lock then
   // waits only for the rows written since.

@@ -748,29 +748,34 @@ export class PostgresStore implements MemoryStore {
     }, BEGIN_BOOKKEEPING);
   }
 
-  recordReads(batches: readonly ReadsBatch[]): Promise<void> {
+  async recordReads(batches: readonly ReadsBatch[]): Promise<void> {
     const touched = batches.flatMap((b) => b.touched.map((t) => ({ ...t, workspaceId: b.workspaceId }))).sort((a, b) => a.id - b.id);
     const reads = batches.flatMap((b) => b.readsAtMs.map((at) => [b.workspaceId, at] as const));
-    return this.transaction(async (client) => {
-      if (touched.length > 0) {
-        // Rows locked in id order, so two processes flushing overlapping batches cannot deadlock.
-        await client.query(
-          `WITH t AS (SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::int[], $4::bigint[]) AS t(workspace_id, id, n, at)),
-                locked AS (SELECT m.id FROM memories m JOIN t USING (id, workspace_id) ORDER BY m.id FOR UPDATE OF m)
-           UPDATE memories m SET access_count = m.access_count + t.n,
-                                 last_accessed_at = GREATEST(COALESCE(m.last_accessed_at, 0), t.at)
-             FROM t WHERE m.id = t.id AND m.workspace_id = t.workspace_id AND m.id IN (SELECT id FROM locked)`,
-          [touched.map((t) => t.workspaceId), touched.map((t) => t.id), touched.map((t) => t.count), touched.map((t) => t.lastAtMs)],
-        );
-      }
-      if (reads.length > 0) {
-        await client.query(
-          `INSERT INTO usage_events (workspace_id, kind, memory_id, created_at)
-           SELECT w, 'read', NULL, at FROM unnest($1::bigint[], $2::bigint[]) AS r(w, at)`,
-          [reads.map((r) => r[0]), reads.map((r) => r[1])],
-        );
-      }
-    }, BEGIN_BOOKKEEPING);
+    if (touched.length === 0 && reads.length === 0) return;
+    // One statement, so one round trip and its own transaction: the counts and the usage events together, committed
+    // without waiting for the WAL flush (set_config(..., true) holds for this statement's transaction, so for its
+    // commit; bookkeeping, not a memory). Rows locked in id order, so two processes flushing overlapping batches
+    // cannot deadlock.
+    await this.q(
+      `WITH t AS (SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::int[], $4::bigint[]) AS t(workspace_id, id, n, at)),
+            locked AS (SELECT m.id FROM memories m JOIN t USING (id, workspace_id) ORDER BY m.id FOR UPDATE OF m),
+            touched AS (
+              UPDATE memories m SET access_count = m.access_count + t.n,
+                                    last_accessed_at = GREATEST(COALESCE(m.last_accessed_at, 0), t.at)
+                FROM t WHERE m.id = t.id AND m.workspace_id = t.workspace_id AND m.id IN (SELECT id FROM locked)),
+            usage AS (
+              INSERT INTO usage_events (workspace_id, kind, memory_id, created_at)
+              SELECT w, 'read', NULL, at FROM unnest($5::bigint[], $6::bigint[]) AS r(w, at))
+       SELECT set_config('synchronous_commit', 'off', true)`,
+      [
+        touched.map((t) => t.workspaceId),
+        touched.map((t) => t.id),
+        touched.map((t) => t.count),
+        touched.map((t) => t.lastAtMs),
+        reads.map((r) => r[0]),
+        reads.map((r) => r[1]),
+      ],
+    );
   }
 
   async memoriesNotEmbeddedBy(embedderId: string, limit: number, workspaceId?: number, fromPrefix = ""): Promise<MemoryRecord[]> {
