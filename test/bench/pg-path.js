@@ -56,7 +56,8 @@ while (!/listening on/.test(out)) {
 }
 const url = /listening on (http:\/\/[0-9.:]+)/.exec(out)[1];
 const { execFileSync } = await import("node:child_process");
-const admin = (...a) => JSON.parse(execFileSync(process.execPath, [bin, "admin", ...a, "--database-url", pg.url, "--json"], { env }).toString());
+const admin = (...a) =>
+  JSON.parse(execFileSync(process.execPath, [bin, "admin", ...a, "--database-url", pg.url, "--json"], { env }).toString());
 const ws = admin("workspace", "create", "--name", "pgpath");
 const key = admin("key", "create", String(ws.workspace_id)).api_key;
 const call = async (path, body, headers = {}) => {
@@ -68,7 +69,8 @@ const call = async (path, body, headers = {}) => {
   if (!r.ok) throw new Error(`${path} ${r.status} ${await r.text()}`);
   return r.json();
 };
-const store = (i, idem) => call("/v1/memory/store", { text: fact(i), meta: { source: "bench" } }, idem ? { "idempotency-key": `k-${i}` } : {});
+const store = (i, idem) =>
+  call("/v1/memory/store", { text: fact(i), meta: { source: "bench" } }, idem ? { "idempotency-key": `k-${i}` } : {});
 const retrieve = (i) => call("/v1/memory/retrieve", { query: query(i), top_k: 5 });
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 for (let i = 0; i < SEED; i++) await store(i);
@@ -85,11 +87,20 @@ for (let i = 0; i < COUNTED; i++) {
   await sleep(120);
 }
 await store(SEED + COUNTED, false); // carries the last retrieve's flush as `before`
-const rows = readFileSync(outFile, "utf8").trim().split("\n").slice(from).map((l) => JSON.parse(l));
+const rows = readFileSync(outFile, "utf8")
+  .trim()
+  .split("\n")
+  .slice(from)
+  .map((l) => JSON.parse(l));
 const summary = (kind) => {
   const rs = rows.filter((r, i) => r.url.includes(kind) && i < rows.length);
   const n = rs.map((r) => r.sql.length);
-  return { requests: rs.length, roundTripsMin: Math.min(...n), roundTripsMax: Math.max(...n), mean: n.reduce((a, b) => a + b, 0) / n.length };
+  return {
+    requests: rs.length,
+    roundTripsMin: Math.min(...n),
+    roundTripsMax: Math.max(...n),
+    mean: n.reduce((a, b) => a + b, 0) / n.length,
+  };
 };
 const after = (kind) => {
   // the statements sent between a request's end and the next request's start (bookkeeping flushes)
@@ -114,19 +125,31 @@ for (let i = 0; i < TIMED / 2; i++) await store(5000 + i, true);
 const storeWall = performance.now() - t;
 const proc2 = [...threadCpu(child.pid).values()].reduce((a, b) => a + b, 0);
 const db2 = clusterCpu(pg.pid);
-const timed = readFileSync(outFile, "utf8").trim().split("\n").slice(from).map((l) => JSON.parse(l));
+const timed = readFileSync(outFile, "utf8")
+  .trim()
+  .split("\n")
+  .slice(from)
+  .map((l) => JSON.parse(l));
 const stat = (kind, f) => {
   const v = timed.filter((r) => r.url.includes(kind)).map(f);
   return `p50 ${percentile(v, 50).toFixed(2)} mean ${(v.reduce((a, b) => a + b, 0) / v.length).toFixed(2)}`;
 };
 const load = () => readFileSync("/proc/loadavg", "utf8").split(" ")[0];
 console.log(`${dir} (load ${load()})`);
-console.log(`  store (new memory, Idempotency-Key): round trips on the path ${storeRt.roundTripsMin}-${storeRt.roundTripsMax} (mean ${storeRt.mean.toFixed(2)}), after it ${after("store").toFixed(2)}`);
+console.log(
+  `  store (new memory, Idempotency-Key): round trips on the path ${storeRt.roundTripsMin}-${storeRt.roundTripsMax} (mean ${storeRt.mean.toFixed(2)}), after it ${after("store").toFixed(2)}`,
+);
 console.log(`    ${example("store").join(" | ")}`);
-console.log(`  retrieve: round trips on the path ${retrieveRt.roundTripsMin}-${retrieveRt.roundTripsMax} (mean ${retrieveRt.mean.toFixed(2)}), after it ${after("retrieve").toFixed(2)}`);
+console.log(
+  `  retrieve: round trips on the path ${retrieveRt.roundTripsMin}-${retrieveRt.roundTripsMax} (mean ${retrieveRt.mean.toFixed(2)}), after it ${after("retrieve").toFixed(2)}`,
+);
 console.log(`    ${example("retrieve").join(" | ")}`);
-console.log(`  retrieve x${TIMED}: in-server ms ${stat("retrieve", (r) => r.ms)}; main-thread CPU ms ${stat("retrieve", (r) => r.cpu)}; process CPU/req ${((proc1 - proc0) / TIMED).toFixed(2)} ms; PostgreSQL CPU/req ${((db1 - db0) / TIMED).toFixed(2)} ms; client ${(retrieveWall / TIMED).toFixed(2)} ms/req`);
-console.log(`  store x${TIMED / 2}: in-server ms ${stat("store", (r) => r.ms)}; main-thread CPU ms ${stat("store", (r) => r.cpu)}; process CPU/req ${((proc2 - proc1) / (TIMED / 2)).toFixed(2)} ms; PostgreSQL CPU/req ${((db2 - db1) / (TIMED / 2)).toFixed(2)} ms; client ${(storeWall / (TIMED / 2)).toFixed(2)} ms/req`);
+console.log(
+  `  retrieve x${TIMED}: in-server ms ${stat("retrieve", (r) => r.ms)}; main-thread CPU ms ${stat("retrieve", (r) => r.cpu)}; process CPU/req ${((proc1 - proc0) / TIMED).toFixed(2)} ms; PostgreSQL CPU/req ${((db1 - db0) / TIMED).toFixed(2)} ms; client ${(retrieveWall / TIMED).toFixed(2)} ms/req`,
+);
+console.log(
+  `  store x${TIMED / 2}: in-server ms ${stat("store", (r) => r.ms)}; main-thread CPU ms ${stat("store", (r) => r.cpu)}; process CPU/req ${((proc2 - proc1) / (TIMED / 2)).toFixed(2)} ms; PostgreSQL CPU/req ${((db2 - db1) / (TIMED / 2)).toFixed(2)} ms; client ${(storeWall / (TIMED / 2)).toFixed(2)} ms/req`,
+);
 console.log(`  load ${load()}`);
 child.kill("SIGINT");
 await new Promise((r) => child.once("exit", r));
