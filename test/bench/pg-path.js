@@ -71,7 +71,12 @@ const call = async (path, body, headers = {}) => {
 };
 const store = (i, idem) =>
   call("/v1/memory/store", { text: fact(i), meta: { source: "bench" } }, idem ? { "idempotency-key": `k-${i}` } : {});
-const retrieve = (i) => call("/v1/memory/retrieve", { query: query(i), top_k: 5 });
+const answers = [];
+const retrieve = async (i) => {
+  const r = await call("/v1/memory/retrieve", { query: query(i), top_k: 5 });
+  answers.push(r.memories.map((m) => [m.text, m.similarity]));
+  return r;
+};
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 for (let i = 0; i < SEED; i++) await store(i);
 for (let i = 0; i < 30; i++) await retrieve(i);
@@ -151,6 +156,8 @@ console.log(
   `  store x${TIMED / 2}: in-server ms ${stat("store", (r) => r.ms)}; main-thread CPU ms ${stat("store", (r) => r.cpu)}; process CPU/req ${((proc2 - proc1) / (TIMED / 2)).toFixed(2)} ms; PostgreSQL CPU/req ${((db2 - db1) / (TIMED / 2)).toFixed(2)} ms; client ${(storeWall / (TIMED / 2)).toFixed(2)} ms/req`,
 );
 console.log(`  load ${load()}`);
+const { createHash } = await import("node:crypto");
+console.log(`  answers: ${answers.length} retrieves, digest of their texts and similarities in order ${createHash("sha256").update(JSON.stringify(answers)).digest("hex").slice(0, 16)}`);
 child.kill("SIGINT");
 await new Promise((r) => child.once("exit", r));
 pg.stop?.();

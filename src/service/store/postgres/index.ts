@@ -333,14 +333,15 @@ const RECORD_READS = prepared(
        SELECT set_config('synchronous_commit', 'off', true)`,
 );
 
-const SEARCH_TEXT = prepared(
-  "search-text",
-  `SELECT u.t AS term, ARRAY(SELECT id FROM memories WHERE workspace_id = $2 AND lexemes @@
+/**
+ * The lexical statement stays unprepared: a generic plan, made for no workspace in particular, could take the
+ * workspace's btree over the words' GIN index, the slow path of "PostgreSQL: the retrieve tail" (test/bench/README.md).
+ */
+const SEARCH_TEXT_SQL = `SELECT u.t AS term, ARRAY(SELECT id FROM memories WHERE workspace_id = $2 AND lexemes @@
                  to_tsquery('simple', quote_literal(u.t) || CASE WHEN char_length(u.t) >= ${SQLITE_MIN_TERM_CHARS} THEN ':*' ELSE '' END)
                LIMIT ${POSTINGS_PER_TERM}) AS ids,
               coalesce((SELECT memories FROM workspace_memory_counts WHERE workspace_id = $2), 0) AS total
-         FROM unnest($1::text[]) WITH ORDINALITY AS u(t, k) ORDER BY u.k`,
-);
+         FROM unnest($1::text[]) WITH ORDINALITY AS u(t, k) ORDER BY u.k`;
 
 /** A write that answers nothing: its data-modifying statements, their placeholders from the shared `p`. */
 type PendingWrite = (p: Params) => string[];
@@ -721,7 +722,7 @@ export class PostgresStore implements MemoryStore {
     // Each word's postings (the same index reads, capped alike) and the workspace's size in one statement, ranked by
     // rankPostings as SQLite's are: lexicalSearchStatement's window, grouping and JSON cost more than the reads
     // (test/bench/README.md, "PostgreSQL retrieve at 10,000, third pass"); the same matches, scores and order.
-    const { rows } = await this.q<{ term: string; ids: Array<number | string>; total: number }>(SEARCH_TEXT(), [[...terms], workspaceId]);
+    const { rows } = await this.q<{ term: string; ids: Array<number | string>; total: number }>(SEARCH_TEXT_SQL, [[...terms], workspaceId]);
     return rankPostings(
       rows.map((r) => ({ term: r.term, ids: r.ids.map(Number) })),
       Number(rows[0]?.total ?? 0),
