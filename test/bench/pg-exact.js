@@ -2,7 +2,8 @@
 // checkouts' retrieveMemories over it (each with its own index), the same Q queries (4-10 words of a seeded text,
 // that text's vector as the query's), countAsRecall off so neither changes what the other reads. Prints how many
 // answers differ (ids, order, scores, similarities) and each checkout's round trips per retrieve.
-// Usage: [N=10000 Q=300] node test/bench/pg-exact.js BEFORE_CHECKOUT AFTER_CHECKOUT
+// The store is AFTER's (it has every read both need). REVERSE=1 runs AFTER's retrieves first.
+// Usage: [N=10000 Q=300 REVERSE=1] node test/bench/pg-exact.js BEFORE_CHECKOUT AFTER_CHECKOUT
 import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { corpus, shuffled } from "./corpus.js";
@@ -43,7 +44,7 @@ const queries = Array.from({ length: Q }, (_, k) => {
 });
 const now = () => new Date(Date.UTC(2026, 6, 1));
 const answers = {};
-for (const dir of [before, after]) {
+for (const dir of process.env.REVERSE ? [after, before] : [before, after]) {
   const { retrieveMemories } = await import(join(dir, "dist/service/retrieval/retrieve.js"));
   const { VectorIndexes } = await import(join(dir, "dist/service/retrieval/vector-index.js"));
   const byText = new Map(queries.map((q) => [q.text, q.vector]));
