@@ -3,7 +3,7 @@
 // then COUNTED stores (with an Idempotency-Key) and retrieves one at a time with a pause after each (so the read
 // bookkeeping's flush is counted apart), then TIMED retrieves and stores back to back for the CPU per request
 // (the main thread's, from the hook, and the whole process's from /proc).
-// Usage: [SEED=300 COUNTED=20 TIMED=200] node test/bench/pg-path.js CHECKOUT
+// Usage: [SEED=300 COUNTED=20 TIMED=200 PROFILE=dir] node test/bench/pg-path.js CHECKOUT
 import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -45,7 +45,9 @@ const env = {
   NODE_OPTIONS: `--import ${new URL("./pg-path-hook.js", import.meta.url).pathname}`,
 };
 const bin = join(dir, "bin/brain-mcp.js");
-const child = spawn(process.execPath, [bin, "serve", "--port", "0", "--database-url", pg.url], { env, stdio: ["ignore", "pipe", "pipe"] });
+// PROFILE=dir: serve runs with --cpu-prof into dir
+const nodeArgs = process.env.PROFILE ? ["--cpu-prof", "--cpu-prof-dir", process.env.PROFILE] : [];
+const child = spawn(process.execPath, [...nodeArgs, bin, "serve", "--port", "0", "--database-url", pg.url], { env, stdio: ["ignore", "pipe", "pipe"] });
 let out = "";
 child.stdout.on("data", (d) => (out += d));
 child.stderr.on("data", (d) => (out += d));
