@@ -67,16 +67,21 @@ export async function rankCandidates(
     ),
   ]);
   const floor = relevanceFloorFor(embedder.id);
-  // The lexical channel's float rows are read with the dense channel's, in one statement (a round trip fewer on
-  // PostgreSQL): the dense re-score sees only the rows it asked for, the lexical cosines below any of them.
+  // The lexical channel's float rows are read with the dense channel's, and the records of both with them, in one
+  // statement (on PostgreSQL a round trip each fewer after the embedding): the dense re-score sees only the rows it
+  // asked for, the lexical cosines and the answer's records come from the same read.
   const read = new Map<number, VectorRecord>();
+  const readRecords = new Map<number, MemoryRecord>();
   let prefetched = false;
   const denseFloats = async (ids: readonly number[]) => {
     const asked = new Set(ids);
-    const rows = await floats([...ids, ...lexical.map((m) => m.id).filter((id) => !asked.has(id))]);
+    const rows = await store.memoriesWithVectors(workspaceId, [...ids, ...lexical.map((m) => m.id).filter((id) => !asked.has(id))]);
     prefetched = true;
-    for (const row of rows) read.set(row.id, row);
-    return rows.filter((row) => asked.has(row.id));
+    for (const { record, vector } of rows) {
+      read.set(vector.id, vector);
+      readRecords.set(record.id, record);
+    }
+    return rows.flatMap(({ vector }) => (asked.has(vector.id) ? [vector] : []));
   };
   const lexicalFloats = (ids: readonly number[]) => (prefetched ? Promise.resolve(ids.flatMap((id) => read.get(id) ?? [])) : floats(ids));
   // The dense channel: the nearest memories at or above the relevance floor.
@@ -90,7 +95,9 @@ export async function rankCandidates(
     lexicalFloats,
   );
   const cosines = new Map([...dense, ...lexicalOnly].map((m) => [m.id, m.cosine]));
-  const found = deps.reads.withPendingReads(workspaceId, await store.getMemories(workspaceId, [...cosines.keys()]));
+  const ids = [...cosines.keys()];
+  const stored = prefetched ? ids.flatMap((id) => readRecords.get(id) ?? []) : await store.getMemories(workspaceId, ids);
+  const found = deps.reads.withPendingReads(workspaceId, stored);
   const records = new Map(found.map((r) => [r.id, r]));
   // The lexical evidence as the memory's own words give it: a query word found only inside a longer word weighs little,
   // and a memory below the floor stays out unless its whole words carry weight (./lexical-evidence in ./fusion.ts).
