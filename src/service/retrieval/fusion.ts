@@ -5,7 +5,7 @@
 // LoCoMo's development half and the project's own set (docs/decisions.md, issue 18).
 import { speakerOf, withoutSpeaker } from "../pipeline/same-fact.js";
 import type { LexicalMatch } from "../store/types.js";
-import { foldText, wordMatch, wordsOf } from "./search-terms.js";
+import { foldText, stemOf, wordMatch, wordsOf } from "./search-terms.js";
 import { FUSION, LEXICAL_EVIDENCE } from "./weights.js";
 
 const clamp01 = (x: number) => (x < 0 ? 0 : x > 1 ? 1 : x);
@@ -126,4 +126,29 @@ export function lexicalEvidence(match: LexicalMatch, text: string): LexicalEvide
     } else score += LEXICAL_EVIDENCE.fragment * weight;
   }
   return { score, wordScore, carriesWeight: whole >= LEXICAL_EVIDENCE.severalWords || rare };
+}
+
+/**
+ * The lexical weight a memory earns for the query words the lexical index did not find in it but that it holds in
+ * another inflection ("camped" asked, "camping" held: no trigram of the one is in the other): LEXICAL_EVIDENCE.inflected
+ * × the word's inverse document frequency per such word (its count from any of the query's lexical matches, else 1:
+ * a word the index found nowhere is rare). Words of fewer than four letters are left out. `terms` are the query's
+ * search terms (./search-terms.ts), `found` the words the index matched in this memory (LexicalMatch.terms), `counts`
+ * every matched word's count over the query's matches, `total` the workspace's size.
+ */
+export function inflectedEvidence(
+  terms: readonly string[],
+  found: Readonly<Record<string, number>> | undefined,
+  text: string,
+  counts: ReadonlyMap<string, number>,
+  total: number,
+): number {
+  let stems: Set<string> | null = null;
+  let score = 0;
+  for (const term of terms) {
+    if (term.length < 4 || (found !== undefined && term in found)) continue;
+    stems ??= new Set([...wordsOf(foldText(text))].map(stemOf));
+    if (stems.has(stemOf(foldText(term)))) score += LEXICAL_EVIDENCE.inflected * idf(Math.max(1, counts.get(term) ?? 0), total);
+  }
+  return score;
 }
