@@ -287,11 +287,17 @@ describe("a query word held in another inflection (issue 30, third pass)", () =>
     const idf = (n: number, total: number) => Math.log(1 + (total - n + 0.5) / (n + 0.5));
     const counts = new Map([["camping", 12]]);
     const text = "Melanie: We camped by the lake in June";
-    expect(inflectedEvidence(["camping", "lake"], { lake: 30 }, text, counts, 400)).toBeCloseTo(LEXICAL_EVIDENCE.inflected * idf(12, 400), 12);
+    expect(inflectedEvidence(["camping", "lake"], { lake: 30 }, text, counts, 400)).toBeCloseTo(
+      LEXICAL_EVIDENCE.inflected * idf(12, 400),
+      12,
+    );
     // Found by the index already: counted there, not again.
     expect(inflectedEvidence(["camping"], { camping: 12 }, text, counts, 400)).toBe(0);
     // A word no match holds counts as held by one memory.
-    expect(inflectedEvidence(["painting"], undefined, "I painted the lake", new Map(), 400)).toBeCloseTo(LEXICAL_EVIDENCE.inflected * idf(1, 400), 12);
+    expect(inflectedEvidence(["painting"], undefined, "I painted the lake", new Map(), 400)).toBeCloseTo(
+      LEXICAL_EVIDENCE.inflected * idf(1, 400),
+      12,
+    );
     expect(inflectedEvidence(["product", "use"], undefined, "The production user", new Map(), 400)).toBe(0);
   });
 

@@ -16,29 +16,44 @@ export const fuseWith = (p) => (cosine, lexical, ctx) => {
   const words = clamp01(lexical > 0 ? lexical / scale : 0);
   return (1 - p.share) * dense + p.share * words;
 };
-const shipped = { share: FUSION.lexicalShare, sat: FUSION.lexicalSaturation, whole: FUSION.wholeQueryShare, span: FUSION.minDenseSpan, dexp: 1 };
+const shipped = {
+  share: FUSION.lexicalShare,
+  sat: FUSION.lexicalSaturation,
+  whole: FUSION.wholeQueryShare,
+  span: FUSION.minDenseSpan,
+  dexp: 1,
+};
 const combos = [];
 for (const share of [0.6, 0.65, 0.7])
   for (const whole of [0.9, 1.0, 1.1, 1.2])
-    for (const sat of [4, 6, 8])
-      for (const dexp of [0.7, 0.85, 1]) combos.push({ ...shipped, share, whole, sat, dexp });
+    for (const sat of [4, 6, 8]) for (const dexp of [0.7, 0.85, 1]) combos.push({ ...shipped, share, whole, sat, dexp });
 const base = measure(dump);
 const rows = combos.map((p) => ({ p, m: measure(dump, { fuse: fuseWith(p) }) }));
-const eligible = rows.filter(({ m }) => m.project.mrr >= base.project.mrr - 1e-9 && Number(m.projectKept.split("/")[0]) >= Number(base.projectKept.split("/")[0]));
+const eligible = rows.filter(
+  ({ m }) => m.project.mrr >= base.project.mrr - 1e-9 && Number(m.projectKept.split("/")[0]) >= Number(base.projectKept.split("/")[0]),
+);
 const key = ({ share, whole, sat, dexp }) => `share ${share} whole ${whole} sat ${sat} dexp ${dexp}`;
 console.log(`shipped: LoCoMo ${fmt(base.locomo)} | project MRR ${base.project.mrr.toFixed(3)} kept ${base.projectKept}`);
 console.log(`${eligible.length} of ${rows.length} combinations keep the project set's dev rows; the best ten on LoCoMo (R@5 + MRR@10):`);
 for (const { p, m } of [...eligible].sort((a, b) => b.m.locomo.r5 + b.m.locomo.mrr - a.m.locomo.r5 - a.m.locomo.mrr).slice(0, 10))
   console.log(`  ${key(p)}: LoCoMo ${fmt(m.locomo)} | project MRR ${m.project.mrr.toFixed(3)} kept ${m.projectKept}`);
 const convs = Object.keys(base.per);
-let r5 = 0, mrr = 0, n = 0;
+let r5 = 0,
+  mrr = 0,
+  n = 0;
 for (const held of convs) {
   const others = convs.filter((c) => c !== held);
   const s = (m) => others.reduce((t, c) => t + (m.per[c].r5 + m.per[c].mrr) * m.per[c].n, 0);
   const best = [...eligible].sort((a, b) => s(b.m) - s(a.m))[0];
   const h = best.m.per[held];
   const b = base.per[held];
-  r5 += h.r5 * h.n; mrr += h.mrr * h.n; n += h.n;
-  console.log(`  fold ${held}: chosen ${key(best.p)} → R@5 ${b.r5.toFixed(3)} → ${h.r5.toFixed(3)}, MRR ${b.mrr.toFixed(3)} → ${h.mrr.toFixed(3)}`);
+  r5 += h.r5 * h.n;
+  mrr += h.mrr * h.n;
+  n += h.n;
+  console.log(
+    `  fold ${held}: chosen ${key(best.p)} → R@5 ${b.r5.toFixed(3)} → ${h.r5.toFixed(3)}, MRR ${b.mrr.toFixed(3)} → ${h.mrr.toFixed(3)}`,
+  );
 }
-console.log(`leave-one-conversation-out, pooled: R@5 ${(r5 / n).toFixed(3)} MRR ${(mrr / n).toFixed(3)} (shipped ${base.locomo.r5.toFixed(3)} / ${base.locomo.mrr.toFixed(3)})`);
+console.log(
+  `leave-one-conversation-out, pooled: R@5 ${(r5 / n).toFixed(3)} MRR ${(mrr / n).toFixed(3)} (shipped ${base.locomo.r5.toFixed(3)} / ${base.locomo.mrr.toFixed(3)})`,
+);

@@ -55,13 +55,27 @@ const store = await openStore({ dbPath });
 const locomo = [];
 for (const [i, c] of conversations.entries()) {
   const ws = locomoWs[i];
-  const vectors = await embedAll(embedder, c.turns.map((t) => t.text), "document");
+  const vectors = await embedAll(
+    embedder,
+    c.turns.map((t) => t.text),
+    "document",
+  );
   const byDia = new Map();
   const now = Date.now();
   await store.writeInWorkspace(ws.id, async (tx) => {
     for (const [j, t] of c.turns.entries()) {
-      const row = { workspace_id: ws.id, text: t.text, meta: t.meta, vector: vectors[j], embedder_id: embedder.id, importance: 5,
-        temporal_type: "persistent", valid_until: null, categories: [], created_at: now };
+      const row = {
+        workspace_id: ws.id,
+        text: t.text,
+        meta: t.meta,
+        vector: vectors[j],
+        embedder_id: embedder.id,
+        importance: 5,
+        temporal_type: "persistent",
+        valid_until: null,
+        categories: [],
+        created_at: now,
+      };
       byDia.set(t.diaId, (await tx.insertMemory(row)).id);
     }
   });
@@ -87,7 +101,10 @@ const out = { floor, workspaces: [], queries: [] };
 const vectors = []; // memory vectors, then query vectors
 for (const { ws, set: name, conversation, questions } of workspaces) {
   const memories = await store.listMemories(ws.id);
-  const rows = await store.vectorsOf(ws.id, memories.map((m) => m.id));
+  const rows = await store.vectorsOf(
+    ws.id,
+    memories.map((m) => m.id),
+  );
   const vecIndex = {};
   for (const r of rows) {
     vecIndex[r.id] = vectors.length;

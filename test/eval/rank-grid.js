@@ -5,12 +5,18 @@
 import { parseArgs } from "node:util";
 import { fmt, loadDump, measure } from "./rank-replay.js";
 import { FUSION } from "../../dist/service/retrieval/weights.js";
-import { summarize } from "./locomo/measures.js";
 
 const { values: args } = parseArgs({ options: { from: { type: "string", default: "/tmp/rank-dump" }, only: { type: "string" } } });
 const dump = loadDump(args.from);
 const clamp01 = (x) => (x < 0 ? 0 : x > 1 ? 1 : x);
-const shipped = { share: FUSION.lexicalShare, sat: FUSION.lexicalSaturation, whole: FUSION.wholeQueryShare, span: FUSION.minDenseSpan, dexp: 1, lexp: 1 };
+const shipped = {
+  share: FUSION.lexicalShare,
+  sat: FUSION.lexicalSaturation,
+  whole: FUSION.wholeQueryShare,
+  span: FUSION.minDenseSpan,
+  dexp: 1,
+  lexp: 1,
+};
 const fuseWith = (p) => (cosine, lexical, ctx) => {
   const span = Math.max(ctx.bestCosine - ctx.floor, p.span);
   const dense = clamp01((cosine - ctx.floor) / span) ** p.dexp;
@@ -30,7 +36,13 @@ for (const [name, values] of Object.entries(grid)) {
   if (args.only && name !== args.only) continue;
   const results = values.map((v) => ({ v, m: measure(dump, { fuse: fuseWith({ ...shipped, [name]: v }) }) }));
   for (const { v, m } of results)
-    console.log(`${name} ${String(v).padEnd(5)} LoCoMo ${fmt(m.locomo)} | project MRR ${m.project.mrr.toFixed(3)} kept ${m.projectKept} | per conv R@5/MRR ${Object.entries(m.per).map(([c, s]) => `${c} ${s.r5.toFixed(3)}/${s.mrr.toFixed(3)}`).join(" ")}`);
+    console.log(
+      `${name} ${String(v).padEnd(5)} LoCoMo ${fmt(m.locomo)} | project MRR ${m.project.mrr.toFixed(3)} kept ${m.projectKept} | per conv R@5/MRR ${Object.entries(
+        m.per,
+      )
+        .map(([c, s]) => `${c} ${s.r5.toFixed(3)}/${s.mrr.toFixed(3)}`)
+        .join(" ")}`,
+    );
   // Leave one conversation out: choose on four (pooled ranks), score the fifth.
   const convs = Object.keys(results[0].m.per);
   const picks = convs.map((held) => {

@@ -6,7 +6,7 @@
 //   node test/eval/rank-replay.js [--from /tmp/rank-dump] [--only NAME]
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
-import { askingFactor, fusedRelevance, inflectedEvidence, speakerFactor, whenFactor, wordSet } from "../../dist/service/retrieval/fusion.js";
+import { askingFactor, fusedRelevance, inflectedScorer, speakerFactor, whenFactor, wordSet } from "../../dist/service/retrieval/fusion.js";
 import { searchTerms } from "../../dist/service/retrieval/search-terms.js";
 import { confidence, withinScore } from "../../dist/service/retrieval/score.js";
 import { CONFIDENCE_GAP_RANK, LEXICAL_EVIDENCE } from "../../dist/service/retrieval/weights.js";
@@ -53,12 +53,10 @@ export function rank(dump, q, params = {}) {
   const terms = searchTerms(q.q);
   const counts = new Map();
   for (const e of Object.values(q.lex)) for (const [t, n] of Object.entries(e.terms)) if (!counts.has(t)) counts.set(t, n);
+  const scorer = inflectedScorer(terms, counts, q.total);
   for (const id of cos.keys()) {
     const e = q.lex[id];
-    const added =
-      hasLexical && inflected > 0
-        ? (inflected / LEXICAL_EVIDENCE.inflected) * inflectedEvidence(terms, e?.terms, dump.memories.get(id).text, counts, q.total)
-        : 0;
+    const added = hasLexical && inflected > 0 ? (inflected / LEXICAL_EVIDENCE.inflected) * scorer(e?.terms, dump.memories.get(id).text) : 0;
     const s = (params.lexical ? params.lexical(q, id, e, dump) : (e?.score ?? 0)) + added;
     if (!(s > 0)) continue;
     lexOf.set(id, s);
@@ -85,7 +83,14 @@ export function rank(dump, q, params = {}) {
   const cands = ids.map((id) => {
     const m = dump.memories.get(id);
     const { within } = withinScore(
-      { relevance: fusedOf.get(id) / best, importance: m.importance, access_count: 0, created_at: q.nowMs ?? 0, last_accessed_at: null, valid_until: null },
+      {
+        relevance: fusedOf.get(id) / best,
+        importance: m.importance,
+        access_count: 0,
+        created_at: q.nowMs ?? 0,
+        last_accessed_at: null,
+        valid_until: null,
+      },
       q.nowMs ?? 0,
     );
     return { id, cosine: cos.get(id), within };
@@ -105,8 +110,21 @@ export function measure(dump, params = {}) {
   let mismatches = 0;
   for (const q of dump.queries) {
     const r = rank(dump, q, params);
-    if (!params.dense && !params.extra && !params.lexical && !params.fuse && !params.post && !params.fusion && params.inflected === undefined && q.shipped && r) {
-      const mine = r.cands.slice(0, 10).map((c) => c.id).join();
+    if (
+      !params.dense &&
+      !params.extra &&
+      !params.lexical &&
+      !params.fuse &&
+      !params.post &&
+      !params.fusion &&
+      params.inflected === undefined &&
+      q.shipped &&
+      r
+    ) {
+      const mine = r.cands
+        .slice(0, 10)
+        .map((c) => c.id)
+        .join();
       if (mine !== q.shipped.slice(0, 10).join()) mismatches++;
     }
     const sure = r ? confidence(dump.floor, r.bestCosine, r.bestWordShare, r.bestGap) : 0;
@@ -141,6 +159,8 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   const { values: args } = parseArgs({ options: { from: { type: "string", default: "/tmp/rank-dump" } } });
   const dump = loadDump(args.from);
   const m = measure(dump);
-  console.log(`shipped replay: LoCoMo ${fmt(m.locomo)}; project dev ${fmt(m.project)} kept ${m.projectKept}, unrelated answered ${m.unrelatedAnswered}; mismatches ${m.mismatches}`);
+  console.log(
+    `shipped replay: LoCoMo ${fmt(m.locomo)}; project dev ${fmt(m.project)} kept ${m.projectKept}, unrelated answered ${m.unrelatedAnswered}; mismatches ${m.mismatches}`,
+  );
   for (const [c, s] of Object.entries(m.per)) console.log(`  ${c} (${s.n}): ${fmt(s)}`);
 }

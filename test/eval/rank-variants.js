@@ -60,9 +60,7 @@ const rrf = (eps, k = 60) => ({
 
 const variants = {
   shipped: {},
-  ...Object.fromEntries(
-    [1, 2, 3, 5, 10].flatMap((k) => [0.1, 0.2, 0.3, 0.5, 0.8].map((a) => [`prf k${k} a${a}`, prf(k, a)])),
-  ),
+  ...Object.fromEntries([1, 2, 3, 5, 10].flatMap((k) => [0.1, 0.2, 0.3, 0.5, 0.8].map((a) => [`prf k${k} a${a}`, prf(k, a)]))),
   ...Object.fromEntries([1, 3, 5].flatMap((k) => [0.2, 0.5].map((a) => [`prfcos k${k} a${a}`, prf(k, a, { byCosine: true })]))),
   ...Object.fromEntries([3, 5].flatMap((k) => [0.3, 0.5].map((a) => [`prfw k${k} a${a}`, prf(k, a, { weighted: true })]))),
   ...Object.fromEntries([0.5, 1.5, 2, 3].map((p) => [`idfpow ${p}`, lexPower(p)])),
@@ -77,7 +75,10 @@ for (const [name, params] of Object.entries(variants)) {
   const t = process.cpuUsage();
   const m = measure(dump, params);
   const cpu = process.cpuUsage(t);
-  const folds = convs.map((c) => `${c} ${(m.per[c].r5 - base.per[c].r5 >= 0 ? "+" : "")}${(m.per[c].r5 - base.per[c].r5).toFixed(3)}/${(m.per[c].mrr - base.per[c].mrr >= 0 ? "+" : "")}${(m.per[c].mrr - base.per[c].mrr).toFixed(3)}`);
+  const folds = convs.map(
+    (c) =>
+      `${c} ${m.per[c].r5 - base.per[c].r5 >= 0 ? "+" : ""}${(m.per[c].r5 - base.per[c].r5).toFixed(3)}/${m.per[c].mrr - base.per[c].mrr >= 0 ? "+" : ""}${(m.per[c].mrr - base.per[c].mrr).toFixed(3)}`,
+  );
   console.log(
     `${name.padEnd(16)} LoCoMo ${fmt(m.locomo)} | project MRR ${m.project.mrr.toFixed(3)} R@1 ${m.project.r1.toFixed(3)} kept ${m.projectKept} unrel ${m.unrelatedAnswered} | ΔR@5/ΔMRR ${folds.join(" ")} | ${((cpu.user + cpu.system) / 1000 / dump.queries.length).toFixed(2)} ms/q`,
   );

@@ -128,27 +128,49 @@ export function lexicalEvidence(match: LexicalMatch, text: string): LexicalEvide
   return { score, wordScore, carriesWeight: whole >= LEXICAL_EVIDENCE.severalWords || rare };
 }
 
+/** A text of ASCII only: its lower case is its folded form (./search-terms.ts foldText). */
+const ASCII_ONLY = /^[\x00-\x7f]*$/;
+
 /**
  * The lexical weight a memory earns for the query words the lexical index did not find in it but that it holds in
  * another inflection ("camped" asked, "camping" held: no trigram of the one is in the other): LEXICAL_EVIDENCE.inflected
  * × the word's inverse document frequency per such word (its count from any of the query's lexical matches, else 1:
  * a word the index found nowhere is rare). Words of fewer than four letters are left out. `terms` are the query's
- * search terms (./search-terms.ts), `found` the words the index matched in this memory (LexicalMatch.terms), `counts`
- * every matched word's count over the query's matches, `total` the workspace's size.
+ * search terms (./search-terms.ts), `counts` every matched word's count over the query's matches, `total` the
+ * workspace's size; the scorer takes the words the index matched in a memory (LexicalMatch.terms) and its text. Built
+ * once per query: a memory whose text does not contain a stem at all is passed over without reading its words.
  */
-export function inflectedEvidence(
+export function inflectedScorer(
+  terms: readonly string[],
+  counts: ReadonlyMap<string, number>,
+  total: number,
+): (found: Readonly<Record<string, number>> | undefined, text: string) => number {
+  const asked = terms
+    .filter((term) => term.length >= 4)
+    .map((term) => ({
+      term,
+      stem: stemOf(foldText(term)),
+      weight: LEXICAL_EVIDENCE.inflected * idf(Math.max(1, counts.get(term) ?? 0), total),
+    }));
+  return (found, text) => {
+    if (asked.length === 0) return 0;
+    const lower = ASCII_ONLY.test(text) ? text.toLowerCase() : null;
+    let stems: Set<string> | null = null;
+    let score = 0;
+    for (const { term, stem, weight } of asked) {
+      if ((found !== undefined && term in found) || (lower !== null && !lower.includes(stem))) continue;
+      stems ??= new Set([...wordsOf(lower ?? foldText(text))].map(stemOf));
+      if (stems.has(stem)) score += weight;
+    }
+    return score;
+  };
+}
+
+/** inflectedScorer(terms, counts, total)(found, text): one memory's weight (tests and tools). */
+export const inflectedEvidence = (
   terms: readonly string[],
   found: Readonly<Record<string, number>> | undefined,
   text: string,
   counts: ReadonlyMap<string, number>,
   total: number,
-): number {
-  let stems: Set<string> | null = null;
-  let score = 0;
-  for (const term of terms) {
-    if (term.length < 4 || (found !== undefined && term in found)) continue;
-    stems ??= new Set([...wordsOf(foldText(text))].map(stemOf));
-    if (stems.has(stemOf(foldText(term)))) score += LEXICAL_EVIDENCE.inflected * idf(Math.max(1, counts.get(term) ?? 0), total);
-  }
-  return score;
-}
+) => inflectedScorer(terms, counts, total)(found, text);

@@ -7,7 +7,16 @@ import type { MemoryRecord, MemoryStore, VectorRecord } from "../store/types.js"
 import { isoSeconds } from "../time.js";
 import type { RetrieveInput } from "../types.js";
 import { confidence, withinScore } from "./score.js";
-import { askingFactor, fusedRelevance, inflectedEvidence, lexicalEvidence, speakerFactor, whenFactor, wordSet, type LexicalEvidence } from "./fusion.js";
+import {
+  askingFactor,
+  fusedRelevance,
+  inflectedScorer,
+  lexicalEvidence,
+  speakerFactor,
+  whenFactor,
+  wordSet,
+  type LexicalEvidence,
+} from "./fusion.js";
 import { searchTerms } from "./search-terms.js";
 import { storeSource, type VectorIndexes } from "./vector-index.js";
 import { CONFIDENCE_GAP_RANK, FUSION, relevanceFloorFor } from "./weights.js";
@@ -108,15 +117,15 @@ export async function rankCandidates(
   // Each candidate's lexical score: the index's evidence, plus the query words it holds in another inflection.
   const lexicalScores = new Map<number, number>();
   if (lexical.length > 0) {
-    const terms = searchTerms(queryText);
     const counts = new Map<string, number>();
     const found = new Map(lexical.map((m) => [m.id, m.terms]));
     for (const m of lexical) for (const [term, n] of Object.entries(m.terms)) if (!counts.has(term)) counts.set(term, n);
+    const inflected = inflectedScorer(searchTerms(queryText), counts, lexical[0]!.total);
     for (const id of cosines.keys()) {
       const record = records.get(id);
       if (!record) continue;
       const e = evidence.get(id);
-      const score = (e?.score ?? 0) + inflectedEvidence(terms, found.get(id), record.text, counts, lexical[0]!.total);
+      const score = (e?.score ?? 0) + inflected(found.get(id), record.text);
       if (score > 0) lexicalScores.set(id, score);
     }
   }
