@@ -8,7 +8,7 @@ import { FUSION } from "../../dist/service/retrieval/weights.js";
 
 const { values: args } = parseArgs({ options: { from: { type: "string", default: "/tmp/rank-dump" } } });
 const dump = loadDump(args.from);
-const clamp01 = (x) => (x < 0 ? 0 : x > 1 ? 1 : x);
+const clamp01 = (x) => Math.min(1, Math.max(0, x));
 export const fuseWith = (p) => (cosine, lexical, ctx) => {
   const span = Math.max(ctx.bestCosine - ctx.floor, p.span);
   const dense = clamp01((cosine - ctx.floor) / span) ** p.dexp;
