@@ -6,7 +6,15 @@
 //   node test/eval/rank-replay.js [--from /tmp/rank-dump] [--only NAME]
 import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
-import { askingFactor, fusedRelevance, inflectedScorer, speakerFactor, whenFactor, wordSet } from "../../dist/service/retrieval/fusion.js";
+import {
+  askingFactor,
+  fusedRelevance,
+  howMuchFactor,
+  inflectedScorer,
+  speakerFactor,
+  whenFactor,
+  wordSet,
+} from "../../dist/service/retrieval/fusion.js";
 import { searchTerms } from "../../dist/service/retrieval/search-terms.js";
 import { confidence, withinScore } from "../../dist/service/retrieval/score.js";
 import { CONFIDENCE_GAP_RANK, LEXICAL_EVIDENCE } from "../../dist/service/retrieval/weights.js";
@@ -74,7 +82,11 @@ export function rank(dump, q, params = {}) {
     const text = dump.memories.get(id).text;
     let fused = fusedRelevance(denseCos.get(id), lexOf.get(id) ?? 0, params.fusion ? { ...ctxDense, ...params.fusion } : ctxDense, params);
     if (params.fuse) fused = params.fuse(denseCos.get(id), lexOf.get(id) ?? 0, ctxDense);
-    fused *= speakerFactor(queryWords, text) * askingFactor(text) * whenFactor(q.q, text);
+    fused *=
+      speakerFactor(queryWords, text) *
+      askingFactor(text) *
+      whenFactor(q.q, text) *
+      (params.howMuch === false ? 1 : howMuchFactor(q.q, text));
     if (params.extra) fused *= params.extra(q, id, text, dump);
     fusedOf.set(id, fused);
   }

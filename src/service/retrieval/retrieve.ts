@@ -10,6 +10,7 @@ import { confidence, withinScore } from "./score.js";
 import {
   askingFactor,
   fusedRelevance,
+  howMuchFactor,
   inflectedScorer,
   lexicalEvidence,
   speakerFactor,
@@ -140,7 +141,14 @@ export async function rankCandidates(
     const record = records.get(id);
     if (!record) continue;
     const fused = fusedRelevance(cosine, lexicalScores.get(id) ?? 0, context);
-    relevance.set(id, fused * speakerFactor(queryWords, record.text) * askingFactor(record.text) * whenFactor(queryText, record.text));
+    relevance.set(
+      id,
+      fused *
+        speakerFactor(queryWords, record.text) *
+        askingFactor(record.text) *
+        whenFactor(queryText, record.text) *
+        howMuchFactor(queryText, record.text),
+    );
   }
   const bestRelevance = Math.max(...relevance.values());
   const candidates: RankedCandidate[] = [];
