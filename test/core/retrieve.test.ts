@@ -3,7 +3,14 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MIN_SCORE_DEFAULT } from "../../src/contract/limits.js";
 import { parseRetrieveRequest } from "../../src/service/http/validation.js";
-import { askingFactor, fusedRelevance, inflectedEvidence, lexicalEvidence, whenFactor } from "../../src/service/retrieval/fusion.js";
+import {
+  askingFactor,
+  fusedRelevance,
+  howMuchFactor,
+  inflectedEvidence,
+  lexicalEvidence,
+  whenFactor,
+} from "../../src/service/retrieval/fusion.js";
 import { confidence, frequency, importanceTerm, recency } from "../../src/service/retrieval/score.js";
 import { foldText, stemOf, wordMatch, wordsOf } from "../../src/service/retrieval/search-terms.js";
 import { CONFIDENCE, EXPIRED_FACTOR, FUSION, LEXICAL_EVIDENCE, RELEVANCE_FLOOR, WEIGHTS } from "../../src/service/retrieval/weights.js";
@@ -344,6 +351,23 @@ describe("a question that asks when (issue 30, second pass)", () => {
     expect(whenFactor("What did Melanie paint?", "Melanie: I painted that lake sunrise last year.")).toBe(1);
     // "may" is more often the verb than the month
     expect(whenFactor("When can I deploy?", "You may deploy once the checks pass.")).toBe(1);
+  });
+});
+
+describe("a question that asks how long, many or much (issue 30, third pass)", () => {
+  it("lifts a memory that says a number or a duration by FUSION.saysHowMuch; a memory that only asks back, or other questions, stay", () => {
+    expect(howMuchFactor("How long have Mel and her husband been married?", "Melanie: 5 years already! Time flies.")).toBe(
+      FUSION.saysHowMuch,
+    );
+    expect(howMuchFactor("How many replicas does the cluster have?", "The production cluster has two read replicas.")).toBe(
+      FUSION.saysHowMuch,
+    );
+    expect(howMuchFactor("How often are backups taken?", "Backups are taken every six hours.")).toBe(FUSION.saysHowMuch);
+    expect(howMuchFactor("How long have Mel and her husband been married?", "Caroline: How long have you been married?")).toBe(1);
+    // "How long ago" asks when (whenFactor); a memory without a number or a duration stays.
+    expect(howMuchFactor("How many kids does Melanie have?", "Melanie: We love our kids.")).toBe(1);
+    expect(howMuchFactor("How long ago did Dana move?", "Dana moved 3 years ago.")).toBe(1);
+    expect(howMuchFactor("What does Dana eat?", "Dana eats fish twice a week.")).toBe(1);
   });
 });
 
