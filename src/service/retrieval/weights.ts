@@ -4,7 +4,8 @@
 //   confidence = σ((best cosine − floor + 0.61·best whole-word share + 3.07·gap − 0.741) / 0.092)  (CONFIDENCE below)
 //   gap         = best cosine − the tenth candidate's cosine (the floor with fewer candidates)
 //   relevance'  = fused / best fused among the candidates                               (1 for the best match)
-//   fused       = (0.4·cosine' + 0.6·lexical / (best lexical + s)) · speaker · asking · when  (FUSION; ./fusion.ts)
+//   fused       = (0.4·cosine' + 0.6·lexical / (best lexical + s)) · speaker · asking · when · how much  (FUSION; ./fusion.ts)
+//   lexical     = Σ IDF of the query words the index matched (a fragment 0.1) + 0.3 · Σ IDF of those held inflected
 //   cosine'     = (cosine − floor) / max(best cosine among the candidates − floor, 0.15), within 0..1
 //   recency     = 2^(−days since last access, or creation, / 30)
 //   importance' = (importance − 1) / 9
