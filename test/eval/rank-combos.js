@@ -3,26 +3,11 @@
 // eligible, and each LoCoMo dev conversation is scored with the combination chosen on the other four.
 //   node test/eval/rank-combos.js [--from /tmp/rank-dump]
 import { parseArgs } from "node:util";
-import { fmt, loadDump, measure } from "./rank-replay.js";
-import { FUSION } from "../../dist/service/retrieval/weights.js";
+import { fmt, fuseWith, loadDump, measure, shippedFusion } from "./rank-replay.js";
 
 const { values: args } = parseArgs({ options: { from: { type: "string", default: "/tmp/rank-dump" } } });
 const dump = loadDump(args.from);
-const clamp01 = (x) => Math.min(1, Math.max(0, x));
-export const fuseWith = (p) => (cosine, lexical, ctx) => {
-  const span = Math.max(ctx.bestCosine - ctx.floor, p.span);
-  const dense = clamp01((cosine - ctx.floor) / span) ** p.dexp;
-  const scale = Math.max(ctx.bestLexical + p.sat, p.whole * ctx.queryWeight);
-  const words = clamp01(lexical > 0 ? lexical / scale : 0);
-  return (1 - p.share) * dense + p.share * words;
-};
-const shipped = {
-  share: FUSION.lexicalShare,
-  sat: FUSION.lexicalSaturation,
-  whole: FUSION.wholeQueryShare,
-  span: FUSION.minDenseSpan,
-  dexp: 1,
-};
+const shipped = shippedFusion;
 const combos = [];
 for (const share of [0.6, 0.65, 0.7])
   for (const whole of [0.9, 1.0, 1.1, 1.2])

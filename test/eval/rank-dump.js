@@ -5,96 +5,24 @@
 // half (each conversation's own questions, and the next conversation's asked of it as unrelated ones).
 //
 //   npm run build && node test/eval/rank-dump.js --out FILE        (FILE.json, FILE.f32: the vectors)
-import { mkdtempSync, rmSync, writeFileSync, readFileSync } from "node:fs";
-import os from "node:os";
-import path from "node:path";
+import { rmSync, writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
-import { openService } from "../../dist/service/open.js";
-import { loadModels } from "../../dist/service/models/index.js";
-import { openStore } from "../../dist/service/store/open-store.js";
 import { VectorIndexes, storeSource } from "../../dist/service/retrieval/vector-index.js";
 import { directReads } from "../../dist/service/bookkeeping.js";
 import { rankCandidates } from "../../dist/service/retrieval/retrieve.js";
 import { searchTerms } from "../../dist/service/retrieval/search-terms.js";
 import { lexicalEvidence } from "../../dist/service/retrieval/fusion.js";
 import { FUSION, relevanceFloorFor } from "../../dist/service/retrieval/weights.js";
-import { conversationIds, loadConversation } from "./locomo/dataset.js";
-import { embedAll } from "./locomo/dense.js";
+import { storeEvalWorkspaces } from "./eval-workspaces.js";
 
 const { values: args } = parseArgs({ options: { conversations: { type: "string" }, out: { type: "string", default: "/tmp/rank-dump" } } });
-const set = JSON.parse(readFileSync(new URL("./sets/retrieval.json", import.meta.url), "utf8"));
 
-const dir = mkdtempSync(path.join(os.tmpdir(), "brain-rankdump-"));
-const dbPath = path.join(dir, "dump.db");
-const models = await loadModels({ ...process.env });
-const service = await openService({ dbPath, env: {}, models });
-const workspace = async (name) => {
-  const ws = await service.createWorkspace({ name });
-  const key = await service.createKey(ws.id);
-  return { id: ws.id, auth: await service.authenticate(key.apiKey) };
-};
-const workspaces = [];
-const project = await workspace("project");
-const projectIds = new Map();
-for (const m of set.memories) projectIds.set(m.id, (await service.store(project.auth, { text: m.text, meta: {} }, {})).memory_id);
-workspaces.push({
-  ws: project,
-  set: "project",
-  questions: [
-    ...set.questions.filter((q) => q.split === "dev").map((q) => ({ q: q.q, answers: q.answers.map((id) => projectIds.get(id)) })),
-    ...set.unrelated.filter((q) => q.split === "dev").map((q) => ({ q: q.q, answers: [] })),
-  ],
+// Held-out rows are never collected: the project set's dev split only.
+const { dir, store, models, embedder, workspaces } = await storeEvalWorkspaces({
+  conversations: args.conversations,
+  splits: ["dev"],
+  prefix: "brain-rankdump-",
 });
-const conversations = conversationIds(args.conversations).map((id) => loadConversation(id));
-const locomoWs = [];
-for (const c of conversations) locomoWs.push(await workspace(`locomo-${c.id}`));
-await service.close();
-
-const embedder = models.embedder;
-const store = await openStore({ dbPath });
-const locomo = [];
-for (const [i, c] of conversations.entries()) {
-  const ws = locomoWs[i];
-  const vectors = await embedAll(
-    embedder,
-    c.turns.map((t) => t.text),
-    "document",
-  );
-  const byDia = new Map();
-  const now = Date.now();
-  await store.writeInWorkspace(ws.id, async (tx) => {
-    for (const [j, t] of c.turns.entries()) {
-      const row = {
-        workspace_id: ws.id,
-        text: t.text,
-        meta: t.meta,
-        vector: vectors[j],
-        embedder_id: embedder.id,
-        importance: 5,
-        temporal_type: "persistent",
-        valid_until: null,
-        categories: [],
-        created_at: now,
-      };
-      byDia.set(t.diaId, (await tx.insertMemory(row)).id);
-    }
-  });
-  locomo.push({ c, ws, byDia });
-  process.stderr.write(`stored conversation ${c.id} (${c.turns.length} turns)\n`);
-}
-locomo.forEach(({ c, ws, byDia }, i) => {
-  const other = locomo[(i + 1) % locomo.length].c;
-  workspaces.push({
-    ws,
-    set: "locomo",
-    conversation: c.id,
-    questions: [
-      ...c.questions.map((q) => ({ q: q.question, category: q.category, answers: q.evidence.map((d) => byDia.get(d)) })),
-      ...(other === c ? [] : other.questions.map((q) => ({ q: q.question, answers: [] }))),
-    ],
-  });
-});
-
 const deps = { store, reads: directReads(store), indexes: new VectorIndexes(embedder.dimensions, embedder.id), embedder };
 const floor = relevanceFloorFor(embedder.id);
 const out = { floor, workspaces: [], queries: [] };

@@ -3,27 +3,11 @@
 // (R@5 + MRR@10) on the other four is scored on it; the project set's dev rows beside.
 //   node test/eval/rank-grid.js [--from /tmp/rank-dump] [--only NAME]
 import { parseArgs } from "node:util";
-import { fmt, loadDump, measure } from "./rank-replay.js";
-import { FUSION } from "../../dist/service/retrieval/weights.js";
+import { fmt, fuseWith, loadDump, measure, shippedFusion } from "./rank-replay.js";
 
 const { values: args } = parseArgs({ options: { from: { type: "string", default: "/tmp/rank-dump" }, only: { type: "string" } } });
 const dump = loadDump(args.from);
-const clamp01 = (x) => Math.min(1, Math.max(0, x));
-const shipped = {
-  share: FUSION.lexicalShare,
-  sat: FUSION.lexicalSaturation,
-  whole: FUSION.wholeQueryShare,
-  span: FUSION.minDenseSpan,
-  dexp: 1,
-  lexp: 1,
-};
-const fuseWith = (p) => (cosine, lexical, ctx) => {
-  const span = Math.max(ctx.bestCosine - ctx.floor, p.span);
-  const dense = clamp01((cosine - ctx.floor) / span) ** p.dexp;
-  const scale = Math.max(ctx.bestLexical + p.sat, p.whole * ctx.queryWeight);
-  const words = clamp01(lexical > 0 ? lexical / scale : 0) ** p.lexp;
-  return (1 - p.share) * dense + p.share * words;
-};
+const shipped = shippedFusion;
 const grid = {
   share: [0.45, 0.5, 0.55, 0.6, 0.65, 0.7],
   sat: [2, 4, 6, 8, 12, 16],

@@ -17,7 +17,7 @@ import {
 } from "../../dist/service/retrieval/fusion.js";
 import { searchTerms } from "../../dist/service/retrieval/search-terms.js";
 import { confidence, withinScore } from "../../dist/service/retrieval/score.js";
-import { CONFIDENCE_GAP_RANK, LEXICAL_EVIDENCE } from "../../dist/service/retrieval/weights.js";
+import { CONFIDENCE_GAP_RANK, FUSION, LEXICAL_EVIDENCE } from "../../dist/service/retrieval/weights.js";
 import { MIN_SCORE_DEFAULT } from "../../dist/contract/limits.js";
 import { summarize } from "./locomo/measures.js";
 
@@ -164,6 +164,27 @@ export function measure(dump, params = {}) {
     mismatches,
   };
 }
+
+const clamp01 = (x) => Math.min(1, Math.max(0, x));
+
+/** The fusion of fusion.ts with its constants as parameters (`share`, `sat`, `whole`, `span`, and exponents `dexp`, `lexp` on the two terms). */
+export const fuseWith = (p) => (cosine, lexical, ctx) => {
+  const span = Math.max(ctx.bestCosine - ctx.floor, p.span);
+  const dense = clamp01((cosine - ctx.floor) / span) ** (p.dexp ?? 1);
+  const scale = Math.max(ctx.bestLexical + p.sat, p.whole * ctx.queryWeight);
+  const words = clamp01(lexical > 0 ? lexical / scale : 0) ** (p.lexp ?? 1);
+  return (1 - p.share) * dense + p.share * words;
+};
+
+/** The shipped fusion's constants, in fuseWith's names. */
+export const shippedFusion = {
+  share: FUSION.lexicalShare,
+  sat: FUSION.lexicalSaturation,
+  whole: FUSION.wholeQueryShare,
+  span: FUSION.minDenseSpan,
+  dexp: 1,
+  lexp: 1,
+};
 
 export const fmt = (m) => `R@1 ${m.r1.toFixed(3)} R@5 ${m.r5.toFixed(3)} R@10 ${m.r10.toFixed(3)} MRR ${m.mrr.toFixed(3)}`;
 
