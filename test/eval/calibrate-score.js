@@ -8,7 +8,9 @@
 // questions asked of the next conversation's workspace. Dev rows fit; holdout rows only report.
 //
 //   npm run build && node test/eval/calibrate-score.js [--conversations 26,30] [--locomo-questions 60] [--json FILE]
-//     [--from FILE] [--holdout]
+//     [--from FILE] [--holdout] [--set FILE]
+// --set reads another project set of retrieval.json's shape (test/eval/sets/retrieval-holdout2.json: written blind,
+// measured once).
 // Prints the logistic fit (dev), then the curve per threshold: answers kept (the answer among the first top_k with a
 // score at or above it) and unrelated questions answered (any memory at or above it), per set and split.
 import { rmSync, writeFileSync, readFileSync } from "node:fs";
@@ -30,6 +32,7 @@ const { values: args } = parseArgs({
     from: { type: "string" },
     // Held-out rows are reported once, at the end of a change: without this flag the curve shows dev rows only.
     holdout: { type: "boolean", default: false },
+    set: { type: "string" },
   },
 });
 
@@ -44,7 +47,7 @@ async function collect() {
     models,
     embedder,
     workspaces,
-  } = await storeEvalWorkspaces({ conversations: args.conversations, sample, prefix: "brain-calibrate-" });
+  } = await storeEvalWorkspaces({ conversations: args.conversations, sample, setFile: args.set, prefix: "brain-calibrate-" });
 
   const deps = { store: storeRead, reads: directReads(storeRead), indexes: new VectorIndexes(embedder.dimensions, embedder.id), embedder };
   const rows = [];

@@ -12,11 +12,10 @@ import { openStore } from "../../dist/service/store/open-store.js";
 import { conversationIds, loadConversation } from "./locomo/dataset.js";
 import { embedAll } from "./locomo/dense.js";
 
-const set = JSON.parse(readFileSync(new URL("./sets/retrieval.json", import.meta.url), "utf8"));
-
 /**
- * `splits`: the project set's splits to ask (held-out rows stay out unless named); `sample`: the LoCoMo questions to
- * ask of a conversation (all by default). Returns the open store, the models, the temp folder and the workspaces,
+ * `setFile`: the project set (test/eval/sets/retrieval.json by default; calibrate-score.js's --set); `splits`: its
+ * splits to ask (held-out rows stay out unless named); `sample`: the LoCoMo questions to ask of a conversation (all by
+ * default). Returns the open store, the models, the temp folder and the workspaces,
  * each with its questions ({ q, split, category?, answers: memory ids }).
  */
 export async function storeEvalWorkspaces({

@@ -32,6 +32,7 @@ import { migrate } from "./schema.js";
 import { boundedPoolConfig, withoutBounds } from "./pool.js";
 import { MEMORY_ID_ATTEMPTS, newMemoryId } from "../memory-ids.js";
 import { newSnapshotGeneration } from "../vector-snapshots.js";
+import { CopyOutBytes } from "./copy-out.js";
 import { redactingLog } from "./redacting-log.js";
 import { asStoreError, isStoreUnavailable } from "./unavailable.js";
 import {
@@ -135,6 +136,11 @@ function beginLocked(workspaceId: number): string {
 const BEGIN_BOOKKEEPING = "BEGIN; SET LOCAL synchronous_commit = off";
 /** How long `admin memory compact` waits for the memories table's lock before giving up (ms). */
 const COMPACT_LOCK_WAIT_MS = 5_000;
+/**
+ * A vector snapshot's chunks read per round trip (about 1.7 MB each at 384 dimensions): fewer statements, while the
+ * chunks held at once stay a few megabytes.
+ */
+const SNAPSHOT_CHUNKS_PER_READ = 5;
 /** Serializes "create the first workspace when there is none" across processes. */
 const FIRST_WORKSPACE_LOCK_SQL = "SELECT pg_advisory_xact_lock(hashtextextended('brain-mcp:first-workspace', 0))";
 
@@ -532,6 +538,7 @@ export class PostgresStore implements MemoryStore {
     }>("SELECT embedder_id, dimensions, up_to_rev, rows, generation, chunks FROM vector_snapshots WHERE workspace_id = $1", [workspaceId]);
     const row = rows[0];
     if (!row || row.embedder_id !== embedderId) return null;
+    let ahead = new Map<number, Uint8Array>();
     return {
       embedderId,
       dimensions: row.dimensions,
@@ -539,13 +546,46 @@ export class PostgresStore implements MemoryStore {
       rows: row.rows,
       chunks: row.chunks,
       readChunk: async (chunk) => {
-        const found = await this.q<{ data: Buffer }>(
-          "SELECT data FROM vector_snapshot_chunks WHERE workspace_id = $1 AND generation = $2 AND chunk = $3",
-          [workspaceId, row.generation, chunk],
-        );
-        return found.rows[0]?.data ?? null;
+        // Several chunks a round trip: the next calls ask for them in order.
+        if (!ahead.has(chunk)) ahead = await this.snapshotChunks(workspaceId, row.generation, chunk, SNAPSHOT_CHUNKS_PER_READ);
+        const bytes = ahead.get(chunk) ?? null;
+        ahead.delete(chunk);
+        return bytes;
       },
     };
+  }
+
+  /**
+   * Chunks `from` to `from + count − 1` of a snapshot (those that exist), as bytes: read by a binary COPY
+   * (./copy-out.ts), not a SELECT, whose bytea would come hex-encoded (about twice the CPU on each side at 100,000
+   * memories: test/bench/README.md).
+   */
+  private async snapshotChunks(workspaceId: number, generation: string, from: number, count: number): Promise<Map<number, Uint8Array>> {
+    // COPY takes no parameters: the keys are integers, checked as such before they are spliced in.
+    if (![workspaceId, from, count].every(Number.isSafeInteger) || !/^\d{1,20}$/.test(String(generation))) {
+      throw new Error("bad vector snapshot key");
+    }
+    return this.withClient(async (client, broke) => {
+      const chunks = new Map<number, Uint8Array>();
+      const copy = new CopyOutBytes(
+        `COPY (SELECT chunk, data FROM vector_snapshot_chunks WHERE workspace_id = ${workspaceId} AND generation = ${generation}
+                 AND chunk >= ${from} AND chunk < ${from + count} ORDER BY chunk) TO STDOUT (FORMAT binary)`,
+        2,
+        ([chunk, data]) => chunks.set(new DataView(chunk!.buffer).getInt32(0), data!),
+      );
+      try {
+        await new Promise<void>((resolve, reject) => {
+          copy.callback = (err) => (err ? reject(err) : resolve());
+          client.query(copy);
+        });
+        this.reachable();
+        return chunks;
+      } catch (err) {
+        // A client-side timeout leaves the connection mid-statement: it is not reused.
+        if (isStoreUnavailable(err) || /timeout/i.test((err as Error).message)) broke(err as Error);
+        throw this.failed(err);
+      }
+    });
   }
 
   async writeVectorSnapshot(workspaceId: number, header: VectorSnapshotHeader, chunks: Iterable<Uint8Array>): Promise<boolean> {
@@ -812,7 +852,27 @@ export class PostgresStore implements MemoryStore {
    * Runs `fn` in one transaction on one connection: commits when it resolves, rolls back when it throws. `begin` opens
    * it (with whatever else must come first, in the same round trip).
    */
-  private async transaction<T>(fn: (client: PoolClient) => Promise<T>, begin = "BEGIN"): Promise<T> {
+  private transaction<T>(fn: (client: PoolClient) => Promise<T>, begin = "BEGIN"): Promise<T> {
+    return this.withClient(async (client, broke) => {
+      try {
+        await client.query(begin);
+        const result = await fn(client);
+        await client.query("COMMIT");
+        this.reachable();
+        return result;
+      } catch (err) {
+        if (isStoreUnavailable(err)) broke(err as Error);
+        else await client.query("ROLLBACK").catch(broke);
+        throw this.failed(err);
+      }
+    });
+  }
+
+  /**
+   * Runs `fn` on one checked-out connection, returned to the pool after it; destroyed instead when the connection
+   * failed meanwhile or `fn` said it broke (`broke`).
+   */
+  private async withClient<T>(fn: (client: PoolClient, broke: (err: Error) => void) => Promise<T>): Promise<T> {
     let client: PoolClient;
     try {
       client = await this.pool.connect();
@@ -821,20 +881,14 @@ export class PostgresStore implements MemoryStore {
     }
     // A checked-out connection has no pool listener: without ours, a server restart would crash the process.
     let broken: Error | undefined;
-    const onError = (err: Error) => (broken = err);
-    client.on("error", onError);
+    const broke = (err: Error) => {
+      broken ??= err;
+    };
+    client.on("error", broke);
     try {
-      await client.query(begin);
-      const result = await fn(client);
-      await client.query("COMMIT");
-      this.reachable();
-      return result;
-    } catch (err) {
-      if (isStoreUnavailable(err)) broken ??= err as Error;
-      else await client.query("ROLLBACK").catch((e: Error) => (broken ??= e));
-      throw this.failed(err);
+      return await fn(client, broke);
     } finally {
-      client.off("error", onError);
+      client.off("error", broke);
       client.release(broken); // a broken connection is destroyed, not returned to the pool
     }
   }
