@@ -20,10 +20,12 @@ import { embedAll } from "./locomo/dense.js";
  */
 export async function storeEvalWorkspaces({
   conversations: ids,
+  setFile,
   splits = ["dev", "holdout"],
   sample = (qs) => qs,
   prefix = "brain-eval-",
 } = {}) {
+  const set = JSON.parse(readFileSync(setFile ?? new URL("./sets/retrieval.json", import.meta.url), "utf8"));
   const dir = mkdtempSync(path.join(os.tmpdir(), prefix));
   const dbPath = path.join(dir, "eval.db");
   const models = await loadModels({ ...process.env });
