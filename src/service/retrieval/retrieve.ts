@@ -7,7 +7,17 @@ import type { MemoryRecord, MemoryStore, VectorRecord } from "../store/types.js"
 import { isoSeconds } from "../time.js";
 import type { RetrieveInput } from "../types.js";
 import { confidence, withinScore } from "./score.js";
-import { askingFactor, fusedRelevance, lexicalEvidence, speakerFactor, whenFactor, wordSet, type LexicalEvidence } from "./fusion.js";
+import {
+  askingFactor,
+  fusedRelevance,
+  howMuchFactor,
+  inflectedScorer,
+  lexicalEvidence,
+  speakerFactor,
+  whenFactor,
+  wordSet,
+  type LexicalEvidence,
+} from "./fusion.js";
 import { searchTerms } from "./search-terms.js";
 import { storeSource, type VectorIndexes } from "./vector-index.js";
 import { CONFIDENCE_GAP_RANK, FUSION, relevanceFloorFor } from "./weights.js";
@@ -112,21 +122,40 @@ export async function rankCandidates(
   const bestCosine = dense[0]!.cosine;
   const tenth = [...cosines.values()].sort((a, b) => b - a)[CONFIDENCE_GAP_RANK - 1] ?? floor;
   const queryWeight = lexical[0]?.queryWeight ?? 0;
+  // Each candidate's lexical score: the index's evidence, plus the query words it holds in another inflection.
+  const lexicalScores = new Map<number, number>();
+  if (lexical.length > 0) {
+    const counts = new Map<string, number>();
+    const found = new Map(lexical.map((m) => [m.id, m.terms]));
+    for (const m of lexical) for (const [term, n] of Object.entries(m.terms)) if (!counts.has(term)) counts.set(term, n);
+    const inflected = inflectedScorer(searchTerms(queryText), counts, lexical[0]!.total);
+    for (const id of cosines.keys()) {
+      const record = records.get(id);
+      if (!record) continue;
+      const e = evidence.get(id);
+      const score = (e?.score ?? 0) + inflected(found.get(id), record.text);
+      if (score > 0) lexicalScores.set(id, score);
+    }
+  }
   let bestLexical = 0;
   let bestWords = 0;
-  for (const [id, e] of evidence) {
-    if (!cosines.has(id)) continue;
-    bestLexical = Math.max(bestLexical, e.score);
-    bestWords = Math.max(bestWords, e.wordScore);
-  }
+  for (const score of lexicalScores.values()) bestLexical = Math.max(bestLexical, score);
+  for (const [id, e] of evidence) if (cosines.has(id)) bestWords = Math.max(bestWords, e.wordScore);
   const context = { floor, bestCosine, bestLexical, queryWeight };
   const queryWords = wordSet(queryText);
   const relevance = new Map<number, number>();
   for (const [id, cosine] of cosines) {
     const record = records.get(id);
     if (!record) continue;
-    const fused = fusedRelevance(cosine, evidence.get(id)?.score ?? 0, context);
-    relevance.set(id, fused * speakerFactor(queryWords, record.text) * askingFactor(record.text) * whenFactor(queryText, record.text));
+    const fused = fusedRelevance(cosine, lexicalScores.get(id) ?? 0, context);
+    relevance.set(
+      id,
+      fused *
+        speakerFactor(queryWords, record.text) *
+        askingFactor(record.text) *
+        whenFactor(queryText, record.text) *
+        howMuchFactor(queryText, record.text),
+    );
   }
   const bestRelevance = Math.max(...relevance.values());
   const candidates: RankedCandidate[] = [];
