@@ -69,6 +69,8 @@ export interface PostgresStoreOptions {
   connectTimeoutMs?: number;
   /** Where the store says that the database went away and came back (the password never reaches it). */
   log?: ServiceLog;
+  /** Name the request path's fixed statements so each connection prepares them once (default: BRAIN_PG_PREPARED_STATEMENTS, on). */
+  preparedStatements?: boolean;
 }
 
 /** Opens the pool, applies pending migrations and returns the store. Throws a clear error when `pg` is absent. */
@@ -80,6 +82,7 @@ export async function openPostgresStore(databaseUrl: string, opts: PostgresStore
     // The cause keeps ERR_MODULE_NOT_FOUND, which the CLI turns into "run: npm install pg".
     throw new Error("PostgreSQL support needs the optional package pg; run: npm install pg", { cause: err });
   }
+  namedStatements = opts.preparedStatements ?? preparedStatementsFrom();
   const int8 = 20;
   const config: PoolConfig = {
     connectionString: databaseUrl,
@@ -153,10 +156,20 @@ const FIRST_WORKSPACE_LOCK_SQL = "SELECT pg_advisory_xact_lock(hashtextextended(
  * cannot change under it.
  */
 interface Prepared {
-  name: string;
+  name?: string;
   text: string;
 }
-const prepared = (name: string, text: string) => () => ({ name: `brain-mcp:${name}`, text }) as Prepared;
+/**
+ * Off with BRAIN_PG_PREPARED_STATEMENTS=off (or 0, false, no) for a transaction-mode pooler that cannot keep a
+ * connection's prepared statements (PgBouncer before 1.21, or without max_prepared_statements): the same texts then
+ * run unnamed. Process-wide, like the environment it is read from when a store opens.
+ */
+let namedStatements = true;
+export function preparedStatementsFrom(env: NodeJS.ProcessEnv = process.env): boolean {
+  const raw = (env.BRAIN_PG_PREPARED_STATEMENTS ?? "").trim().toLowerCase();
+  return !["0", "off", "false", "no"].includes(raw);
+}
+const prepared = (name: string, text: string) => (): Prepared => (namedStatements ? { name: `brain-mcp:${name}`, text } : { text });
 
 /**
  * A key's rate bucket, upserted: refill by elapsed time (capped at burst), then take a token if one is there; the row
