@@ -57,28 +57,25 @@ export async function rankCandidates(
 ): Promise<RankedQuery | null> {
   const { store, indexes, embedder } = deps;
   const floats = (ids: readonly number[]) => store.vectorsOf(workspaceId, ids);
-  const [[query], index, lexical] = await Promise.all([
+  const [[query], index, { lexical, lexicalRead }] = await Promise.all([
     embedder.embed([queryText], "query"),
     indexes.refreshShared(workspaceId, storeSource(store, workspaceId)),
     // SQLite's lexical statement runs synchronously on this thread: after the turn in which the model worker is handed
     // the query (models/batching.ts posts it from a setImmediate queued before this one), so the two run side by side.
-    new Promise<void>((resolve) => setImmediate(resolve)).then(() =>
-      store.searchText(workspaceId, searchTerms(queryText), FUSION.lexicalDepth),
-    ),
+    new Promise<void>((resolve) => setImmediate(resolve)).then(async () => {
+      const lexical = await store.searchText(workspaceId, searchTerms(queryText), FUSION.lexicalDepth);
+      return { lexical, lexicalRead: await readRowsOf(deps, workspaceId, lexical.map((m) => m.id)) };
+    }),
   ]);
   const floor = relevanceFloorFor(embedder.id);
-  // The lexical channel's float rows are read with the dense channel's, in one statement (a round trip fewer on
-  // PostgreSQL): the dense re-score sees only the rows it asked for, the lexical cosines below any of them.
-  const read = new Map<number, VectorRecord>();
-  let prefetched = false;
+  // The lexical channel's float rows and records were read beside the model: after it, only the dense channel's
+  // other memories are (the dense re-score sees only the rows it asked for, the lexical cosines only theirs).
+  const read = lexicalRead.floats;
   const denseFloats = async (ids: readonly number[]) => {
-    const asked = new Set(ids);
-    const rows = await floats([...ids, ...lexical.map((m) => m.id).filter((id) => !asked.has(id))]);
-    prefetched = true;
-    for (const row of rows) read.set(row.id, row);
-    return rows.filter((row) => asked.has(row.id));
+    for (const row of await floats(ids.filter((id) => !lexicalRead.ids.has(id)))) read.set(row.id, row);
+    return ids.flatMap((id) => read.get(id) ?? []);
   };
-  const lexicalFloats = (ids: readonly number[]) => (prefetched ? Promise.resolve(ids.flatMap((id) => read.get(id) ?? [])) : floats(ids));
+  const lexicalFloats = async (ids: readonly number[]) => ids.flatMap((id) => read.get(id) ?? []);
   // The dense channel: the nearest memories at or above the relevance floor.
   const dense = await index.search(query!, floor, FUSION.denseDepth, denseFloats);
   if (dense.length === 0) return null;
@@ -90,8 +87,9 @@ export async function rankCandidates(
     lexicalFloats,
   );
   const cosines = new Map([...dense, ...lexicalOnly].map((m) => [m.id, m.cosine]));
-  const found = deps.reads.withPendingReads(workspaceId, await store.getMemories(workspaceId, [...cosines.keys()]));
-  const records = new Map(found.map((r) => [r.id, r]));
+  const later = [...cosines.keys()].filter((id) => !lexicalRead.ids.has(id));
+  const records = lexicalRead.records;
+  for (const r of deps.reads.withPendingReads(workspaceId, await store.getMemories(workspaceId, later))) records.set(r.id, r);
   // The lexical evidence as the memory's own words give it: a query word found only inside a longer word weighs little,
   // and a memory below the floor stays out unless its whole words carry weight (./lexical-evidence in ./fusion.ts).
   const evidence = new Map<number, LexicalEvidence>();
@@ -129,6 +127,23 @@ export async function rankCandidates(
   }
   candidates.sort((a, b) => b.within - a.within || b.cosine - a.cosine);
   return { bestCosine, bestWordShare: queryWeight > 0 ? bestWords / queryWeight : 0, bestGap: bestCosine - tenth, candidates };
+}
+
+/**
+ * The float rows and records of `ids` (the lexical channel's, read while the model embeds the query), the records with
+ * the reads not yet written laid over them now, as they are read (bookkeeping.ts may write and clear them meanwhile).
+ */
+async function readRowsOf(
+  deps: Pick<RetrieveDeps, "store" | "reads">,
+  workspaceId: number,
+  ids: readonly number[],
+): Promise<{ ids: ReadonlySet<number>; floats: Map<number, VectorRecord>; records: Map<number, MemoryRecord> }> {
+  const [floats, records] = await Promise.all([deps.store.vectorsOf(workspaceId, ids), deps.store.getMemories(workspaceId, ids)]);
+  return {
+    ids: new Set(ids),
+    floats: new Map(floats.map((r) => [r.id, r])),
+    records: new Map(deps.reads.withPendingReads(workspaceId, records).map((r) => [r.id, r])),
+  };
 }
 
 /**
