@@ -64,7 +64,16 @@ export async function rankCandidates(
     // the query (models/batching.ts posts it from a setImmediate queued before this one), so the two run side by side.
     new Promise<void>((resolve) => setImmediate(resolve)).then(async () => {
       const lexical = await store.searchText(workspaceId, searchTerms(queryText), FUSION.lexicalDepth);
-      return { lexical, lexicalRead: await readRowsOf(deps, workspaceId, lexical.map((m) => m.id)) };
+      const lexicalRead = await readRowsOf(deps, workspaceId, lexical.map((m) => m.id));
+      // The lexical evidence as the memory's own words give it (it needs no vector): a query word found only inside a
+      // longer word weighs little, and a memory below the floor stays out unless its whole words carry weight
+      // (./lexical-evidence in ./fusion.ts).
+      const evidence = new Map<number, LexicalEvidence>();
+      for (const match of lexical) {
+        const record = lexicalRead.records.get(match.id);
+        if (record) evidence.set(match.id, lexicalEvidence(match, record.text));
+      }
+      return { lexical, lexicalRead: { ...lexicalRead, evidence } };
     }),
   ]);
   const floor = relevanceFloorFor(embedder.id);
@@ -90,12 +99,10 @@ export async function rankCandidates(
   const later = [...cosines.keys()].filter((id) => !lexicalRead.ids.has(id));
   const records = lexicalRead.records;
   for (const r of deps.reads.withPendingReads(workspaceId, await store.getMemories(workspaceId, later))) records.set(r.id, r);
-  // The lexical evidence as the memory's own words give it: a query word found only inside a longer word weighs little,
-  // and a memory below the floor stays out unless its whole words carry weight (./lexical-evidence in ./fusion.ts).
   const evidence = new Map<number, LexicalEvidence>();
   for (const match of lexical) {
-    const record = records.get(match.id);
-    if (record && cosines.has(match.id)) evidence.set(match.id, lexicalEvidence(match, record.text));
+    const e = lexicalRead.evidence.get(match.id);
+    if (e && cosines.has(match.id)) evidence.set(match.id, e);
   }
   for (const [id, cosine] of cosines) {
     if (cosine < floor && !(evidence.get(id)?.carriesWeight ?? false)) cosines.delete(id);
