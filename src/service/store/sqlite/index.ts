@@ -638,9 +638,8 @@ export function openSqliteStore(path: string): MemoryStore {
     readProbe: db.prepare("SELECT at FROM probe WHERE id = 1"),
     // Id lists travel as one JSON array parameter, so each statement is prepared once. `+workspace_id` keeps the
     // planner on the primary key (the (workspace_id, rev) index would scan the whole workspace).
-    getMemories: db.prepare(`SELECT ${MEMORY_COLUMNS} FROM memories WHERE +workspace_id = ? AND id IN (SELECT value FROM json_each(?))`),
-    // The same rows as arrays (MEMORY_COLUMNS' order): a retrieve reads ~60 candidates' records, and the driver builds
-    // an array per row in about half the time of an object with named properties (test/bench/README.md, sqlrecall).
+    // Rows as arrays (MEMORY_COLUMNS' order): a retrieve reads tens of candidates' records, and the driver builds an
+    // array per row in about half the time of an object with named properties (test/bench/README.md, sqlrecall).
     memoryRowsOf: db
       .prepare(`SELECT ${MEMORY_COLUMNS} FROM memories WHERE +workspace_id = ? AND id IN (SELECT value FROM json_each(?))`)
       .raw(),
