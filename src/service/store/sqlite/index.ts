@@ -824,6 +824,19 @@ export function openSqliteStore(path: string): MemoryStore {
     return records;
   }
 
+  /**
+   * Each word's postings and the workspace's size, in one read transaction: one snapshot (and one set of file locks)
+   * for the five or so statements instead of one each. One MATCH per word, each stopping at the cap (one query over all
+   * words would read every posting).
+   */
+  const readPostings = db.transaction((workspaceId: number, terms: readonly string[]) => ({
+    postings: terms.map((term) => ({
+      term,
+      ids: q.postings.all(`workspace : ${workspaceToken(workspaceId)} AND text : "${term}"`, POSTINGS_PER_TERM) as number[],
+    })),
+    total: q.workspaceSize.get(workspaceId) as number,
+  }));
+
   /** `size` bytes of `blob` from `at` as floats (whole floats only, as a row's own buffer gives): a view when aligned. */
   function floatsAt(blob: Buffer, at: number, size: number): Float32Array {
     const count = Math.floor(size / 4);
@@ -1066,12 +1079,8 @@ export function openSqliteStore(path: string): MemoryStore {
     async searchText(workspaceId, terms, limit) {
       const matchable = sqliteMatchableTerms(terms);
       if (matchable.length === 0 || limit <= 0) return [];
-      // one MATCH per word, each stopping at the cap (one query over all words would read every posting)
-      const postings = matchable.map((term) => ({
-        term,
-        ids: q.postings.all(`workspace : ${workspaceToken(workspaceId)} AND text : "${term}"`, POSTINGS_PER_TERM) as number[],
-      }));
-      return rankPostings(postings, q.workspaceSize.get(workspaceId) as number, limit);
+      const { postings, total } = readPostings(workspaceId, matchable);
+      return rankPostings(postings, total, limit);
     },
     recentWorkspaces: async (limit) => q.recentWorkspaces.all(limit) as number[],
     async getMemories(workspaceId, ids) {
