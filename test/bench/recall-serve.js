@@ -2,7 +2,8 @@
 // client p50 and CPU per recall of serve's main thread and busiest other thread (/proc). HOOK=1 also loads
 // recall-serve-hook.js into serve: each retrieve's in-server wall time and main-thread CPU (/proc/thread-self/schedstat)
 // from the request to res.end, printed with ERR=1. LOG sets BRAIN_LOG (default info, as installed.js).
-// Usage: [N=300] [HOOK=1 ERR=1] node test/bench/recall-serve.js CHECKOUT [CPU_PROFILE_DIR]
+// STRACE=FILE counts the timed recalls' system calls (strace -f -c) into FILE; KEEP=1 keeps the store's home folder.
+// Usage: [N=300] [HOOK=1 ERR=1] [STRACE=FILE] [KEEP=1] node test/bench/recall-serve.js CHECKOUT [CPU_PROFILE_DIR]
 import { spawn } from "node:child_process";
 import { threadCpu, workloadFact as fact, workloadQuery as query } from "./lib.js";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
