@@ -12,7 +12,7 @@ import type { VectorIndexes, WorkspaceIndex } from "./retrieval/vector-index.js"
 import type { ServiceSettings } from "./settings.js";
 import type { MemoryStore } from "./store/types.js";
 import { isoSeconds } from "./time.js";
-import type { MemoryService, ServiceLog } from "./types.js";
+import type { AuthContext, MemoryService, ServiceLog, Workspace } from "./types.js";
 import type { WebhookRuntime } from "./webhooks/runtime.js";
 
 /** How finely a key's last use is recorded: at most one write per key and process in this window. */
@@ -35,7 +35,7 @@ export interface MemoryOperationsDeps {
 
 export type MemoryOperations = Pick<
   MemoryService,
-  "authenticate" | "store" | "retrieve" | "health" | "status" | "consumeRateLimit" | "healthy"
+  "authenticate" | "authenticateTakingToken" | "store" | "retrieve" | "health" | "status" | "consumeRateLimit" | "healthy"
 >;
 
 export function createMemoryOperations(deps: MemoryOperationsDeps): MemoryOperations {
@@ -53,16 +53,27 @@ export function createMemoryOperations(deps: MemoryOperationsDeps): MemoryOperat
     });
   }
 
+  function authOf(found: { keyId: number; workspace: Workspace }, apiKey: string): AuthContext {
+    noteKeyUse(found.keyId);
+    // The prefix is cut from the key presented, so a row written before prefixes were bounded never shows more.
+    return { workspace: found.workspace, keyId: found.keyId, keyPrefix: keyPrefix(apiKey) };
+  }
+
   const operations: MemoryOperations = {
     async authenticate(apiKey) {
       if (!apiKey) return null;
       const keyHash = hashApiKey(apiKey);
       // The key itself is never compared: its SHA-256 finds the row, and that match is confirmed in constant time.
       const found = await store.findKeyByHash(keyHash);
-      if (!found || !sameKeyHash(found.keyHash, keyHash)) return null;
-      noteKeyUse(found.keyId);
-      // The prefix is cut from the key presented, so a row written before prefixes were bounded never shows more.
-      return { workspace: found.workspace, keyId: found.keyId, keyPrefix: keyPrefix(apiKey) };
+      return found && sameKeyHash(found.keyHash, keyHash) ? authOf(found, apiKey) : null;
+    },
+
+    async authenticateTakingToken(apiKey) {
+      if (!apiKey) return null;
+      const keyHash = hashApiKey(apiKey);
+      const { rps, burst } = deps.settings.rateLimit;
+      const found = await store.findKeyTakingToken(keyHash, rps, burst, nowMs());
+      return found && sameKeyHash(found.keyHash, keyHash) ? { auth: authOf(found, apiKey), rate: found.rate } : null;
     },
 
     store(auth, input, opts) {

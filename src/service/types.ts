@@ -46,6 +46,11 @@ export class ServiceError extends Error {
 export interface MemoryService {
   /** The key's workspace and key id, or null for an unknown or revoked key. */
   authenticate(apiKey: string): Promise<AuthContext | null>;
+  /**
+   * authenticate, then consumeRateLimit of the key found, in one step (one statement on PostgreSQL): the HTTP edge's
+   * guard. Null (and no token taken) for an unknown or revoked key.
+   */
+  authenticateTakingToken(apiKey: string): Promise<{ auth: AuthContext; rate: RateDecision } | null>;
   /** Runs the write pipeline. Throws ServiceError (pii_detected, idempotency_key_reused, ...). */
   store(auth: AuthContext, input: StoreInput, opts: { idempotencyKey?: string }): Promise<StoreResponse>;
   retrieve(auth: AuthContext, input: RetrieveInput): Promise<RetrieveResponse>;

@@ -5,6 +5,7 @@
 // second run over a file loads from the snapshot.
 // Usage: npm run build && node --expose-gc test/bench/index-load.js dist STORE.db codes|floats
 //        node test/bench/index-load.js dist NEW.db seed 100000   (one workspace of N memories, random unit vectors)
+// STORE may be a PostgreSQL URL (postgres://...) instead of a SQLite file.
 import { loadavg } from "node:os";
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -14,7 +15,7 @@ const { openStore } = await import(`${dist}/service/store/open-store.js`);
 const { VectorIndexes, storeSource } = await import(`${dist}/service/retrieval/vector-index.js`);
 const mb = () => (process.memoryUsage().rss / 2 ** 20).toFixed(1);
 let t = performance.now();
-const store = await openStore({ dbPath: file });
+const store = await openStore(/^postgres(ql)?:/.test(file) ? { databaseUrl: file } : { dbPath: file });
 const openMs = performance.now() - t;
 if (mode === "seed") {
   // The load's cost does not depend on the vectors' values, so seeded vectors are random (seeded, reproducible).
@@ -61,8 +62,30 @@ const timed = (s, l, c) => {
     readCpuUs += d.user + d.system;
   });
 };
-// The snapshot's reads and writes (builds that have them) pass through untimed: the load's CPU includes them.
-const src = { ...source, vectorsSince: mode === "floats" ? (s, l) => timed(s, l) : timed };
+// The snapshot's chunk reads (builds that have them) are timed apart: wall and CPU from the call to the chunk's bytes.
+let chunkReads = 0;
+let chunkWallMs = 0;
+let chunkCpuUs = 0;
+const readSnapshot =
+  source.readSnapshot &&
+  (async (embedderId) => {
+    const stored = await source.readSnapshot(embedderId);
+    if (!stored) return stored;
+    const readChunk = stored.readChunk.bind(stored);
+    return Object.assign(Object.create(Object.getPrototypeOf(stored)), stored, {
+      readChunk: async (c) => {
+        const w0 = performance.now();
+        const c0 = process.cpuUsage();
+        const bytes = await readChunk(c);
+        const d = process.cpuUsage(c0);
+        chunkReads++;
+        chunkWallMs += performance.now() - w0;
+        chunkCpuUs += d.user + d.system;
+        return bytes;
+      },
+    });
+  });
+const src = { ...source, readSnapshot, vectorsSince: mode === "floats" ? (s, l) => timed(s, l) : timed };
 const indexes = new VectorIndexes(384, "minilm-l6/1");
 t = performance.now();
 const cpu0 = process.cpuUsage();
@@ -78,9 +101,16 @@ console.log(
     cpuMs: Math.round((cpu.user + cpu.system) / 1000),
     sysMs: Math.round(cpu.system / 1000),
     readCpuMs: Math.round(readCpuUs / 1000),
+    chunkReads,
+    chunkWallMs: Math.round(chunkWallMs),
+    chunkCpuMs: Math.round(chunkCpuUs / 1000),
     size: index.size,
     rssBefore: +before,
     rssAfter: +mb(),
+    // After the gc: the JavaScript heap and the typed arrays' memory (the rest of the resident set is code, the
+    // allocator's free pages and the driver's buffers).
+    heapUsedMb: +(process.memoryUsage().heapUsed / 2 ** 20).toFixed(1),
+    arrayBuffersMb: +(process.memoryUsage().arrayBuffers / 2 ** 20).toFixed(1),
     load: loadavg()[0].toFixed(1),
   }),
 );

@@ -9,7 +9,9 @@
 // embedding 100,000 texts on a 2-core machine. Queries are 4 to 10 consecutive words of a really embedded text.
 //
 // Usage: npm run build && node test/bench/retrieval-scale.js [--store sqlite|postgres] [--sizes 10000,100000]
-//          [--workspaces 1] [--retrieves 200] [--real 3000] [--cache-mb 256] [--restarts 1]
+//          [--workspaces 1] [--retrieves 200] [--real 3000] [--cache-mb 256] [--restarts 1] [--database-url URL]
+// --database-url: a PostgreSQL cluster that outlives the run (e.g. to compare builds over it with first-retrieve.js);
+// the run makes its workspace in it as on a fresh cluster.
 // --restarts N: after the retrieves, N − 1 more restarts, each with its first retrieve (sent as soon as `serve`
 // listens) and the resident set after it: the first start loads a seeded workspace row by row and stores its index's
 // snapshot; later ones load that snapshot.
@@ -33,13 +35,14 @@ const { values } = parseArgs({
     real: { type: "string", default: "3000" },
     "cache-mb": { type: "string", default: "256" },
     restarts: { type: "string", default: "1" },
+    "database-url": { type: "string" },
   },
 });
 const sizes = values.sizes.split(",").map(Number);
 const nWorkspaces = Number(values.workspaces);
 const nRetrieves = Number(values.retrieves);
 const nReal = Number(values.real);
-const usePostgres = values.store === "postgres";
+const usePostgres = values.store === "postgres" || values["database-url"] !== undefined;
 const serveEnv = { BRAIN_RATE_LIMIT_RPS: "100000", BRAIN_RATE_LIMIT_BURST: "100000", BRAIN_VECTOR_CACHE_MB: values["cache-mb"] };
 const load = () => loadavg()[0].toFixed(1);
 const f1 = (v) => v.toFixed(1);
@@ -89,9 +92,11 @@ function queryFor(i) {
 }
 
 let pg = null;
-const location = usePostgres
-  ? { databaseUrl: (pg = await startPostgres()).url }
-  : { dbPath: join(mkdtempSync(join(tmpdir(), "brain-bench-scale-")), "brain.db") };
+const location = values["database-url"]
+  ? { databaseUrl: values["database-url"] }
+  : usePostgres
+    ? { databaseUrl: (pg = await startPostgres()).url }
+    : { dbPath: join(mkdtempSync(join(tmpdir(), "brain-bench-scale-")), "brain.db") };
 let service = await startService({ ...location, env: serveEnv });
 const credentials = [{ apiKey: service.apiKey, workspaceId: service.workspaceId }];
 for (let w = 1; w < nWorkspaces; w++) {

@@ -9,19 +9,21 @@ import { bin } from "./lib.js";
 /**
  * { databaseUrl } (PostgreSQL) or { dbPath } (SQLite; default a fresh temp file); `credentials` ({ apiKey,
  * workspaceId }) reuses a workspace made earlier (a restart over the same store); `env` is added to the process's;
- * `nodeArgs` go to node before the script (e.g. --cpu-prof).
+ * `nodeArgs` go to node before the script (e.g. --cpu-prof); `binPath` runs another build's bin/brain-mcp.js.
  */
-export async function startService({ databaseUrl, dbPath, env = {}, credentials, nodeArgs = [] } = {}) {
+export async function startService({ databaseUrl, dbPath, env = {}, credentials, nodeArgs = [], binPath = bin } = {}) {
   const dir = mkdtempSync(join(tmpdir(), "brain-bench-"));
   const db = dbPath ?? join(dir, "brain.db");
   const storeArgs = databaseUrl ? ["--database-url", databaseUrl] : ["--db", db];
   const childEnv = { ...process.env, BRAIN_LOG: "error", ...env };
   const startedAt = performance.now();
-  const child = spawn(process.execPath, [...nodeArgs, bin, "serve", "--port", "0", ...storeArgs], {
+  const child = spawn(process.execPath, [...nodeArgs, binPath, "serve", "--port", "0", ...storeArgs], {
     env: childEnv,
     stdio: ["ignore", "pipe", "pipe"],
   });
   let out = "";
+  child.stdout.setEncoding("utf8");
+  child.stderr.setEncoding("utf8");
   const url = await new Promise((resolve, reject) => {
     const onData = (d) => {
       out += d;
@@ -34,7 +36,7 @@ export async function startService({ databaseUrl, dbPath, env = {}, credentials,
   });
   const readyMs = performance.now() - startedAt;
   const adminJson = (...args) =>
-    JSON.parse(execFileSync(process.execPath, [bin, "admin", ...args, ...storeArgs, "--json"], { env: childEnv }).toString());
+    JSON.parse(execFileSync(process.execPath, [binPath, "admin", ...args, ...storeArgs, "--json"], { env: childEnv }).toString());
   let apiKey = credentials?.apiKey;
   let workspaceId = credentials?.workspaceId;
   if (!apiKey) {
@@ -51,6 +53,8 @@ export async function startService({ databaseUrl, dbPath, env = {}, credentials,
     dbPath: databaseUrl ? undefined : db,
     readyMs,
     adminJson,
+    /** What it has printed so far (e.g. BRAIN_LOG=info's lines). */
+    output: () => out,
     /** Resident set of the serve process in MB (Linux /proc), or NaN. */
     rssMb() {
       try {

@@ -3,9 +3,16 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MIN_SCORE_DEFAULT } from "../../src/contract/limits.js";
 import { parseRetrieveRequest } from "../../src/service/http/validation.js";
-import { askingFactor, fusedRelevance, lexicalEvidence, whenFactor } from "../../src/service/retrieval/fusion.js";
+import {
+  askingFactor,
+  fusedRelevance,
+  howMuchFactor,
+  inflectedEvidence,
+  lexicalEvidence,
+  whenFactor,
+} from "../../src/service/retrieval/fusion.js";
 import { confidence, frequency, importanceTerm, recency } from "../../src/service/retrieval/score.js";
-import { foldText, wordMatch, wordsOf } from "../../src/service/retrieval/search-terms.js";
+import { foldText, stemOf, wordMatch, wordsOf } from "../../src/service/retrieval/search-terms.js";
 import { CONFIDENCE, EXPIRED_FACTOR, FUSION, LEXICAL_EVIDENCE, RELEVANCE_FLOOR, WEIGHTS } from "../../src/service/retrieval/weights.js";
 import { openTestService, pinnedClock, tempDir, workspaceOf } from "./support.js";
 
@@ -267,6 +274,51 @@ describe("lexical evidence (issue 30)", () => {
   });
 });
 
+describe("a query word held in another inflection (issue 30, third pass)", () => {
+  it("inflections of a word share a stem; derivations and short words do not", () => {
+    for (const [a, b] of [
+      ["camped", "camping"],
+      ["painting", "painted"],
+      ["dance", "dancing"],
+      ["planned", "planning"],
+      ["adopt", "adopted"],
+      ["books", "book"],
+    ])
+      expect(stemOf(a)).toBe(stemOf(b));
+    expect(stemOf("production")).not.toBe(stemOf("product"));
+    expect(stemOf("design")).not.toBe(stemOf("sign"));
+    expect(stemOf("user")).not.toBe(stemOf("use"));
+  });
+
+  it("adds LEXICAL_EVIDENCE.inflected of the word's IDF, once per word, only for words the index did not find", () => {
+    const idf = (n: number, total: number) => Math.log(1 + (total - n + 0.5) / (n + 0.5));
+    const counts = new Map([["camping", 12]]);
+    const text = "Melanie: We camped by the lake in June";
+    expect(inflectedEvidence(["camping", "lake"], { lake: 30 }, text, counts, 400)).toBeCloseTo(
+      LEXICAL_EVIDENCE.inflected * idf(12, 400),
+      12,
+    );
+    // Found by the index already: counted there, not again.
+    expect(inflectedEvidence(["camping"], { camping: 12 }, text, counts, 400)).toBe(0);
+    // A word no match holds counts as held by one memory.
+    expect(inflectedEvidence(["painting"], undefined, "I painted the lake", new Map(), 400)).toBeCloseTo(
+      LEXICAL_EVIDENCE.inflected * idf(1, 400),
+      12,
+    );
+    expect(inflectedEvidence(["product", "use"], undefined, "The production user", new Map(), 400)).toBe(0);
+  });
+
+  it("through the service: of two memories as close and sharing the same word, the one holding another word inflected ranks first", async () => {
+    const { auth } = await workspaceOf(service);
+    const other = await service.store(auth, { text: "boats near the lake", meta: {} }, {});
+    const inflected = await service.store(auth, { text: "camped beside the lake", meta: {} }, {});
+    const got = await service.retrieve(auth, { query: "camping trip lake", top_k: 5, min_score: 0 });
+    expect(got.memories.map((m) => m.id)).toEqual([inflected.memory_id, other.memory_id]);
+    expect(got.memories[0]!.similarity).toBeCloseTo(got.memories[1]!.similarity, 6);
+    expect(got.memories[0]!.score).toBeGreaterThan(got.memories[1]!.score);
+  });
+});
+
 describe("a memory that asks (issue 30, second pass)", () => {
   it("a memory whose sentences are questions loses FUSION.askedShare of its relevance, in proportion; one that tells, none", () => {
     expect(askingFactor("Caroline: How long have you been married?")).toBeCloseTo(1 - FUSION.askedShare, 12);
@@ -299,6 +351,23 @@ describe("a question that asks when (issue 30, second pass)", () => {
     expect(whenFactor("What did Melanie paint?", "Melanie: I painted that lake sunrise last year.")).toBe(1);
     // "may" is more often the verb than the month
     expect(whenFactor("When can I deploy?", "You may deploy once the checks pass.")).toBe(1);
+  });
+});
+
+describe("a question that asks how long, many or much (issue 30, third pass)", () => {
+  it("lifts a memory that says a number or a duration by FUSION.saysHowMuch; a memory that only asks back, or other questions, stay", () => {
+    expect(howMuchFactor("How long have Mel and her husband been married?", "Melanie: 5 years already! Time flies.")).toBe(
+      FUSION.saysHowMuch,
+    );
+    expect(howMuchFactor("How many replicas does the cluster have?", "The production cluster has two read replicas.")).toBe(
+      FUSION.saysHowMuch,
+    );
+    expect(howMuchFactor("How often are backups taken?", "Backups are taken every six hours.")).toBe(FUSION.saysHowMuch);
+    expect(howMuchFactor("How long have Mel and her husband been married?", "Caroline: How long have you been married?")).toBe(1);
+    // "How long ago" asks when (whenFactor); a memory without a number or a duration stays.
+    expect(howMuchFactor("How many kids does Melanie have?", "Melanie: We love our kids.")).toBe(1);
+    expect(howMuchFactor("How long ago did Dana move?", "Dana moved 3 years ago.")).toBe(1);
+    expect(howMuchFactor("What does Dana eat?", "Dana eats fish twice a week.")).toBe(1);
   });
 });
 

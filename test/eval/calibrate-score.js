@@ -8,25 +8,21 @@
 // questions asked of the next conversation's workspace. Dev rows fit; holdout rows only report.
 //
 //   npm run build && node test/eval/calibrate-score.js [--conversations 26,30] [--locomo-questions 60] [--json FILE]
-//     [--from FILE] [--holdout]
+//     [--from FILE] [--holdout] [--set FILE]
+// --set reads another project set of retrieval.json's shape (test/eval/sets/retrieval-holdout2.json: written blind,
+// measured once).
 // Prints the logistic fit (dev), then the curve per threshold: answers kept (the answer among the first top_k with a
 // score at or above it) and unrelated questions answered (any memory at or above it), per set and split.
-import { mkdtempSync, rmSync, writeFileSync, readFileSync } from "node:fs";
-import os from "node:os";
-import path from "node:path";
+import { rmSync, writeFileSync, readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
-import { openService } from "../../dist/service/open.js";
-import { loadModels } from "../../dist/service/models/index.js";
-import { openStore } from "../../dist/service/store/open-store.js";
 import { VectorIndexes } from "../../dist/service/retrieval/vector-index.js";
 import { directReads } from "../../dist/service/bookkeeping.js";
 import { rankCandidates } from "../../dist/service/retrieval/retrieve.js";
 import { confidence } from "../../dist/service/retrieval/score.js";
 import { relevanceFloorFor, CONFIDENCE } from "../../dist/service/retrieval/weights.js";
 import { MIN_SCORE_DEFAULT } from "../../dist/contract/limits.js";
-import { conversationIds, loadConversation } from "./locomo/dataset.js";
-import { embedAll } from "./locomo/dense.js";
 import { summarize } from "./locomo/measures.js";
+import { storeEvalWorkspaces } from "./eval-workspaces.js";
 
 const { values: args } = parseArgs({
   options: {
@@ -36,88 +32,22 @@ const { values: args } = parseArgs({
     from: { type: "string" },
     // Held-out rows are reported once, at the end of a change: without this flag the curve shows dev rows only.
     holdout: { type: "boolean", default: false },
+    set: { type: "string" },
   },
 });
-const set = JSON.parse(readFileSync(new URL("./sets/retrieval.json", import.meta.url), "utf8"));
 
 /** Every question's evidence and the rank and within-score of its answer: the rows the fit and the curve read. */
 async function collect() {
-  const dir = mkdtempSync(path.join(os.tmpdir(), "brain-calibrate-"));
-  const dbPath = path.join(dir, "calibrate.db");
-  const models = await loadModels({ ...process.env });
-  const service = await openService({ dbPath, env: {}, models });
-  const workspace = async (name) => {
-    const ws = await service.createWorkspace({ name });
-    const key = await service.createKey(ws.id);
-    return { id: ws.id, auth: await service.authenticate(key.apiKey) };
-  };
-  const store = async (ws, text, meta = {}) => (await service.store(ws.auth, { text, meta }, {})).memory_id;
-
-  const workspaces = [];
-  const project = await workspace("project");
-  const projectIds = new Map();
-  for (const m of set.memories) projectIds.set(m.id, await store(project, m.text));
-  workspaces.push({
-    ws: project,
-    set: "project",
-    questions: [
-      ...set.questions.map((q) => ({ q: q.q, split: q.split, answers: q.answers.map((id) => projectIds.get(id)) })),
-      ...set.unrelated.map((q) => ({ q: q.q, split: q.split, answers: [] })),
-    ],
-  });
-  const conversations = conversationIds(args.conversations).map((id) => loadConversation(id));
-  const locomoWorkspaces = [];
-  for (const c of conversations) locomoWorkspaces.push(await workspace(`locomo-${c.id}`));
-  await service.close();
-
-  const embedder = models.embedder;
-  const storeRead = await openStore({ dbPath });
-  // LoCoMo's turns go straight into the store with their vectors (no pipeline: stored through the service, the 2,760
-  // turns took over half an hour on the shared machine); each turn is its own memory, as none is merged.
   const perConversation = Number(args["locomo-questions"]);
   const sample = (questions) =>
     questions.filter((_, i) => i % Math.max(1, Math.floor(questions.length / perConversation)) === 0).slice(0, perConversation);
-  const locomo = [];
-  for (const [i, c] of conversations.entries()) {
-    const ws = locomoWorkspaces[i];
-    const vectors = await embedAll(
-      embedder,
-      c.turns.map((t) => t.text),
-      "document",
-    );
-    const byDia = new Map();
-    const now = Date.now();
-    await storeRead.writeInWorkspace(ws.id, async (tx) => {
-      for (const [j, t] of c.turns.entries()) {
-        const row = {
-          workspace_id: ws.id,
-          text: t.text,
-          meta: t.meta,
-          vector: vectors[j],
-          embedder_id: embedder.id,
-          importance: 5,
-          temporal_type: "persistent",
-          valid_until: null,
-          categories: [],
-          created_at: now,
-        };
-        byDia.set(t.diaId, (await tx.insertMemory(row)).id);
-      }
-    });
-    locomo.push({ c, ws, byDia });
-    process.stderr.write(`stored conversation ${c.id} (${c.turns.length} turns)\n`);
-  }
-  locomo.forEach(({ c, ws, byDia }, i) => {
-    const other = locomo[(i + 1) % locomo.length].c;
-    workspaces.push({
-      ws,
-      set: "locomo",
-      questions: [
-        ...sample(c.questions).map((q) => ({ q: q.question, split: "dev", answers: q.evidence.map((d) => byDia.get(d)) })),
-        ...(other === c ? [] : sample(other.questions).map((q) => ({ q: q.question, split: "dev", answers: [] }))),
-      ],
-    });
-  });
+  const {
+    dir,
+    store: storeRead,
+    models,
+    embedder,
+    workspaces,
+  } = await storeEvalWorkspaces({ conversations: args.conversations, sample, setFile: args.set, prefix: "brain-calibrate-" });
 
   const deps = { store: storeRead, reads: directReads(storeRead), indexes: new VectorIndexes(embedder.dimensions, embedder.id), embedder };
   const rows = [];

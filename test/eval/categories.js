@@ -4,6 +4,8 @@
 // Usage: npm run build && node test/eval/categories.js [--baseline <dist dir of another commit>] [--misses] [--sample N]
 //        [--split dev] (one split only: work on the dev rows without seeing the held-out ones)
 //        [--offset K] (the sample starts at the K-th held-out row: 0 is the sample read in the first pass)
+//        [--set FILE] (another file of rows of the same shape, e.g. sets/category-labels-holdout2.json: every split it
+//        holds is measured, and --sample reads its last split; with --split dev the sample is of the dev rows)
 import { readFileSync } from "node:fs";
 import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
@@ -16,9 +18,13 @@ const { values: args } = parseArgs({
     sample: { type: "string" },
     split: { type: "string" },
     offset: { type: "string" },
+    set: { type: "string" },
   },
 });
-const rows = JSON.parse(readFileSync(new URL("./sets/category-labels.json", import.meta.url), "utf8"));
+const rows = JSON.parse(readFileSync(args.set ?? new URL("./sets/category-labels.json", import.meta.url), "utf8"));
+/** The splits the file holds, dev first: the default file's are dev and holdout. */
+const splits = [...new Set(rows.map((r) => r.split ?? "unsplit"))].sort((a, b) => (b === "dev") - (a === "dev"));
+for (const r of rows) r.split ??= "unsplit";
 const NOW = new Date("2025-07-16T13:00:00Z");
 
 const embedder = createOfflineEmbedder("semantic");
@@ -114,7 +120,7 @@ if (process.env.BRAIN_JUDGE_URL) {
 }
 
 const topicNames = [...new Set(rows.flatMap((r) => r.topics))].sort();
-for (const split of args.split ? [args.split] : ["dev", "holdout"]) {
+for (const split of args.split ? [args.split] : splits) {
   const picked = rows.map((row, i) => ({ row, i })).filter(({ row }) => row.split === split);
   const ms = results.map(({ name, got }) => ({ name, m: measure(picked.map(({ row, i }) => ({ row, got: got[i] }))) }));
   console.log(`\n## ${split} (${picked.length} memories)\n`);
@@ -157,9 +163,12 @@ for (const split of args.split ? [args.split] : ["dev", "holdout"]) {
   }
 }
 
-if (args.sample && args.split !== "dev") {
-  // Every k-th held-out row, so the sample is fixed and spread over the set.
-  const held = rows.map((row, i) => ({ row, i })).filter(({ row }) => row.split === "holdout");
+if (args.sample) {
+  // Every k-th row of the split (the last one the file holds unless --split names one), so the sample is fixed and
+  // spread over the set.
+  const sampled = args.split ?? splits.at(-1);
+  const held = rows.map((row, i) => ({ row, i })).filter(({ row }) => row.split === sampled);
+  console.log(`\nSample of ${args.sample} ${sampled} rows:`);
   const k = Math.max(1, Math.floor(held.length / Number(args.sample)));
   const last = results.at(-1);
   console.log(`\n| memory | labelled | ${last.name} |\n|---|---|---|`);

@@ -11,6 +11,7 @@ import {
   SHORT_TEXT_WORDS,
   chooseCategories,
   scoreCategories,
+  titledTopics,
 } from "../../src/service/models/judge/categories.js";
 import { CLASSIFIER_WEIGHTS } from "../../src/service/models/judge/data/classifier-weights.js";
 import { createOfflineJudge } from "../../src/service/models/judge/index.js";
@@ -116,6 +117,14 @@ describe("rules where a word decides", () => {
       not: "Never send the user long answers.",
     },
     {
+      name: "a pregnancy is health",
+      why: "a baby due in some month is health, not a deadline",
+      texts: ["Lucia is pregnant and the baby is due in March.", "The user's partner is expecting twins in the autumn."],
+      gives: "health",
+      never: ["deadline"],
+      not: "The report is due in March.",
+    },
+    {
       name: "saving money is finance",
       why: "saving up for something is finance, not a preference",
       texts: ["The user is saving for a new bike.", "The user puts money aside every month for retirement."],
@@ -136,6 +145,51 @@ describe("rules where a word decides", () => {
       if (c.not) expect(rule(c.name).when.test(c.not), c.not).toBe(false);
     });
   }
+});
+
+describe("a job title, a role or a kind of company is not a topic (the third pass)", () => {
+  it("a field word inside a title gives no topic: the product manager's offer is hiring, not product", async () => {
+    const cases: Array<{ text: string; never: Topic; wants?: Topic }> = [
+      { text: "The offer for the product manager expires on Monday.", never: "product", wants: "hiring" },
+      { text: "Her husband works at a health insurance company.", never: "health", wants: "relationship" },
+      { text: "The user's sister is a sales engineer at a robotics startup.", never: "customer", wants: "relationship" },
+      { text: "Dana is the head of product at Initech.", never: "product" },
+      { text: "We are interviewing for a senior security engineer next week.", never: "security", wants: "hiring" },
+    ];
+    for (const c of cases) {
+      expect([...titledTopics(c.text)], c.text).toContain(c.never);
+      for (const { mode, categories } of await both(c.text)) {
+        expect(categories, `${mode}: ${c.text}`).not.toContain(c.never);
+        if (c.wants) expect(categories, `${mode}: ${c.text}`).toContain(c.wants);
+      }
+    }
+  });
+
+  it("the topic stays when the memory is about it outside the title too", async () => {
+    for (const [text, topic] of [
+      ["Our product manager wants the free tier removed from the pricing page.", "product"],
+      ["The head of security wants every API key rotated before the audit.", "security"],
+      ["The finance lead says the Q3 budget is frozen.", "finance"],
+    ] as Array<[string, Topic]>) {
+      expect(titledTopics(text).has(topic), text).toBe(false);
+      for (const { mode, categories } of await both(text)) expect(categories, `${mode}: ${text}`).toContain(topic);
+    }
+  });
+
+  it("words that only look like a topic's: a code name, a visa interview, rotating people, the holiday season", () => {
+    const score = (text: string, t: Topic) => scoreCategories(text).topics.get(t) ?? 0;
+    expect(score("Bluebird is the code name for the billing revamp.", "code")).toBe(0);
+    expect(score("The dress code for the gala is black tie.", "code")).toBe(0);
+    expect(score("The code in utils/time.ts handles time zones.", "code")).toBeGreaterThan(0);
+    expect(score("The user's visa interview is next Tuesday.", "hiring")).toBe(0);
+    expect(score("The interview with the backend candidate is next Tuesday.", "hiring")).toBeGreaterThan(0);
+    expect(score("Team leads rotate the retro facilitator every sprint.", "security")).toBe(0);
+    expect(score("Rotate the old deploy keys every quarter.", "security")).toBeGreaterThan(0);
+    expect(score("Support is busiest in the holiday season.", "travel")).toBe(0);
+    expect(score("The user is on holiday in Crete.", "travel")).toBeGreaterThan(0);
+    expect(score("Feature branches are rebased before merging.", "product")).toBe(0);
+    expect(score("The export feature is the most used one.", "product")).toBeGreaterThan(0);
+  });
 });
 
 describe("the calibrated selection", () => {

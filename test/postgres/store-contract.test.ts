@@ -149,6 +149,35 @@ describe.each(stores)("the store contract on $name", ({ open }) => {
     expect(rows.map((r) => [r.id, [...r.vector]])).toEqual([[ids.sweden, [1, 0, 0]]]);
   });
 
+  it("reads records with their float vectors in one call, as vectorsOf and getMemories give them, inside a write too", async () => {
+    const asked = [ids.sweden!, ids["café"]!, ids.elsewhere!, 999_999];
+    const byId = <T extends { id: number }>(xs: T[]) => [...xs].sort((a, b) => a.id - b.id);
+    const both = await store.memoriesWithVectors(ws, asked);
+    expect(byId(both.map((r) => r.record))).toEqual(byId(await store.getMemories(ws, asked)));
+    expect(byId(both.map((r) => r.vector))).toEqual(byId(await store.vectorsOf(ws, asked)));
+    expect(both.every((r) => r.record.id === r.vector.id)).toBe(true);
+    expect(byId(both.map((r) => r.record)).map((m) => m.id)).toEqual([ids.sweden, ids["café"]].sort((a, b) => a! - b!));
+    const inTx = await store.writeInWorkspace(ws, (tx) => tx.memoriesWithVectors(asked));
+    expect(byId(inTx.map((r) => r.record))).toEqual(byId(both.map((r) => r.record)));
+    expect(await store.memoriesWithVectors(ws, [])).toEqual([]);
+  });
+
+  it("finds a key and takes a token from its bucket in one step; nothing for an unknown or revoked key", async () => {
+    const keyId = await store.insertKey({ workspace_id: other, key_hash: "contract-hash", prefix: "svc_ws_c", created_at: T0 });
+    const take = () => store.findKeyTakingToken("contract-hash", 1, 2, T0 + 1_000);
+    const first = await take();
+    expect(first).toMatchObject({ keyId, prefix: "svc_ws_c", keyHash: "contract-hash", rate: { allowed: true, retryAfterSeconds: 0 } });
+    expect(first!.workspace).toEqual(await store.getWorkspace(other));
+    expect((await take())!.rate).toEqual({ allowed: true, retryAfterSeconds: 0 });
+    expect((await take())!.rate).toEqual({ allowed: false, retryAfterSeconds: 1 });
+    // the same bucket as takeRateToken's: a second later one token is back
+    expect(await store.takeRateToken(keyId, 1, 2, T0 + 2_000)).toEqual({ allowed: true, retryAfterSeconds: 0 });
+    expect((await store.findKeyTakingToken("contract-hash", 1, 2, T0 + 2_000))!.rate.allowed).toBe(false);
+    expect(await store.findKeyTakingToken("no-such-hash", 1, 2, T0)).toBeNull();
+    await store.revokeKey(keyId, T0 + 3_000);
+    expect(await store.findKeyTakingToken("contract-hash", 1, 2, T0 + 60_000)).toBeNull();
+  });
+
   it("forgets memories everywhere: row, vector, lexical entry and idempotent answer; a tombstone tells the caches", async () => {
     await store.writeInWorkspace(ws, (tx) =>
       tx.putIdempotency(

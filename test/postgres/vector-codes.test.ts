@@ -233,6 +233,37 @@ describe.each(stores)("vector codes on $name", ({ open }) => {
       await store.close();
     }
   });
+
+  it("a snapshot's chunks come back byte for byte (every byte value), aligned; a replaced one's chunks are gone", async () => {
+    const { store } = await open();
+    try {
+      const ws = (await store.insertWorkspace({ name: "b", plan: "free", billing_cycle: "monthly", status: "active", created_at: T0 })).id;
+      // Bytes that are not UTF-8 (lone continuation bytes, 0xC0/0xFF), NULs, and a chunk larger than a socket read.
+      const chunks = [
+        Uint8Array.from({ length: 256 }, (_, i) => i),
+        Uint8Array.from({ length: 300_001 }, (_, i) => (i * 7919 + (i >> 8)) & 255),
+        new Uint8Array([0x80, 0xbf, 0xc0, 0xff, 0, 0xe2, 0x82]),
+        // More chunks than PostgreSQL reads in one round trip.
+        ...Array.from({ length: 5 }, (_, k) => new Uint8Array([k, 0xff - k, 0xc3])),
+      ];
+      const header = { embedderId: EMBEDDER, dimensions: DIMS, upToRev: 0, rows: chunks.length };
+      expect(await store.writeVectorSnapshot(ws, header, chunks)).toBe(true);
+      const stored = (await store.readVectorSnapshot(ws, EMBEDDER))!;
+      expect(stored).toMatchObject({ chunks: 8, rows: 8 });
+      for (let c = 0; c < chunks.length; c++) {
+        const read = (await stored.readChunk(c))!;
+        expect(read.byteOffset % 8).toBe(0);
+        expect(Buffer.from(read.buffer, read.byteOffset, read.byteLength).equals(Buffer.from(chunks[c]!))).toBe(true);
+      }
+      expect(await stored.readChunk(8)).toBeNull();
+      // Another process stores a newer snapshot meanwhile: the older one's chunks are deleted, so a load reads rows.
+      expect(await store.writeVectorSnapshot(ws, header, [chunks[2]!])).toBe(true);
+      expect(await stored.readChunk(0)).toBeNull();
+      expect(new Uint8Array((await (await store.readVectorSnapshot(ws, EMBEDDER))!.readChunk(0))!)).toEqual(chunks[2]);
+    } finally {
+      await store.close();
+    }
+  });
 });
 
 it("a store file written by 0.3.0 keeps every memory and gains every vector's codes when opened", async () => {

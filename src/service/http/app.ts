@@ -3,7 +3,7 @@ import { Hono } from "hono";
 import { ROUTES } from "../../contract/wire.js";
 import type { EdgeDeps, EdgeEnv, RouteName } from "./context.js";
 import { errorResponse, serviceError, toServiceError } from "./errors.js";
-import { authenticate, rateLimit, route, workspaceState } from "./guards.js";
+import { authenticate, route, workspaceState } from "./guards.js";
 import { jsonBody } from "./json-body.js";
 import { accessLog, InFlight, requestId, webhookSignals } from "./request-log.js";
 import { parseIdempotencyKey, parseRetrieveRequest, parseStoreRequest } from "./validation.js";
@@ -21,7 +21,7 @@ export function createApp(deps: EdgeDeps): EdgeApp {
 
   app.use("*", requestId(deps.newRequestId), accessLog(log, deps.now), inFlight.middleware(), webhookSignals(service));
 
-  const guarded = (name: RouteName) => [route(name), authenticate(service), rateLimit(service), workspaceState(name)] as const;
+  const guarded = (name: RouteName) => [route(name), authenticate(service), workspaceState(name)] as const;
 
   app.post(ROUTES.store.path, ...guarded("store"), jsonBody(), async (c) => {
     const idempotencyKey = parseIdempotencyKey(c.req.header("idempotency-key"));

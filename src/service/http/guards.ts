@@ -15,7 +15,10 @@ export function route(name: RouteName): MiddlewareHandler<EdgeEnv> {
 
 const BEARER = /^Bearer[ \t]+([^\s]+)[ \t]*$/i;
 
-/** Resolves `Authorization: Bearer <key>`; missing, unknown and revoked keys are all 401 invalid_api_key. */
+/**
+ * Resolves `Authorization: Bearer <key>` (missing, unknown and revoked keys are all 401 invalid_api_key), then takes
+ * one token from the key's bucket (an empty bucket is 429 with the seconds to wait): one read of the store for both.
+ */
 export function authenticate(service: MemoryService): MiddlewareHandler<EdgeEnv> {
   return async (c, next) => {
     const header = c.req.header("authorization");
@@ -23,19 +26,12 @@ export function authenticate(service: MemoryService): MiddlewareHandler<EdgeEnv>
       throw serviceError("invalid_api_key", "No API key was sent; send it as `Authorization: Bearer <key>`.");
     }
     const match = BEARER.exec(header);
-    const auth = match ? await service.authenticate(match[1]!) : null;
-    if (auth === null) {
+    const found = match ? await service.authenticateTakingToken(match[1]!) : null;
+    if (found === null) {
       throw serviceError("invalid_api_key", "The API key is not valid (unknown, malformed or revoked); check the key you configured.");
     }
-    c.set("auth", auth);
-    await next();
-  };
-}
-
-/** Takes one token from the key's bucket; an empty bucket is 429 with the seconds to wait. */
-export function rateLimit(service: MemoryService): MiddlewareHandler<EdgeEnv> {
-  return async (c, next) => {
-    const decision = await service.consumeRateLimit(c.get("auth").keyId);
+    c.set("auth", found.auth);
+    const decision = found.rate;
     if (!decision.allowed) {
       const seconds = Math.max(1, Math.ceil(decision.retryAfterSeconds));
       throw serviceError("rate_limited", `Too many requests for this API key; retry after ${seconds} second${seconds === 1 ? "" : "s"}.`, {

@@ -4,7 +4,7 @@
 import { IDEMPOTENCY_TTL_MS } from "../../contract/limits.js";
 import type { StoreResponse } from "../../contract/wire.js";
 import type { Embedder, Judge } from "../models/types.js";
-import type { MemoryStore } from "../store/types.js";
+import type { MemoryRecord, MemoryStore } from "../store/types.js";
 import type { StoreInput } from "../types.js";
 import { storeSource, type VectorIndexes } from "../retrieval/vector-index.js";
 import type { PiiVerdict } from "./pii/types.js";
@@ -36,13 +36,21 @@ export async function runWritePipeline(
   const { store, indexes, embedder } = deps;
   const hash = idempotencyKey ? requestHash(input) : "";
   const startMs = deps.now().getTime();
-  if (idempotencyKey) {
-    const replay = replayOf(await store.getIdempotency(workspaceId, idempotencyKey, startMs - IDEMPOTENCY_TTL_MS), hash);
+  // A replay is answered without the lock; its read runs beside the model's work (a round trip off the path on
+  // PostgreSQL), and is awaited first: a replay or a reused key answers before anything the draft may throw.
+  const replayed = idempotencyKey
+    ? store.getIdempotency(workspaceId, idempotencyKey, startMs - IDEMPOTENCY_TTL_MS).then((record) => replayOf(record, hash))
+    : null;
+  const drafted = (async () => {
+    const screened = screen({ workspaceId, text: input.text, meta: input.meta }, deps.screenPii);
+    return judgeDraft(await embed(screened, embedder), deps.judge, deps.now());
+  })();
+  if (replayed) {
+    drafted.catch(() => {}); // reported below when no replay answers first
+    const replay = await replayed;
     if (replay) return replay;
   }
-
-  const screened = screen({ workspaceId, text: input.text, meta: input.meta }, deps.screenPii);
-  const draft = await judgeDraft(await embed(screened, embedder), deps.judge, deps.now());
+  const draft = await drafted;
 
   // A workspace not yet in this process's cache loads outside the lock (from its snapshot, in bulk): the lock then
   // waits only for the rows written since.
@@ -56,13 +64,15 @@ export async function runWritePipeline(
     }
     // Inside the lock: see every memory committed so far, by any process.
     const index = await indexes.refresh(workspaceId, tx);
-    // The index re-scores from the store (async); dedup asks at the embedder's threshold, so its answer is ready.
-    const near = draft.vector
-      ? await index.search(draft.vector, embedder.dedupThreshold, DEDUP_CANDIDATES, (ids) => tx.vectorsOf(ids))
-      : [];
+    // The index re-scores from the store (async); dedup asks at the embedder's threshold, so its answer is ready. The
+    // candidates' records come with their float rows (one read, not one more per candidate dedup looks at).
+    const records = new Map<number, MemoryRecord>();
+    const floatsAndRecords = async (ids: readonly number[]) =>
+      (await tx.memoriesWithVectors(ids)).map(({ record, vector }) => (records.set(record.id, record), vector));
+    const near = draft.vector ? await index.search(draft.vector, embedder.dedupThreshold, DEDUP_CANDIDATES, floatsAndRecords) : [];
     const lookup = {
       candidates: (_v: Float32Array, threshold: number) => near.filter((hit) => hit.cosine >= threshold),
-      load: (id: number) => tx.getMemory(id),
+      load: async (id: number) => records.get(id) ?? tx.getMemory(id),
       embedSentences: (sentences: string[]) => embedder.embed(sentences, "document"),
     };
     const deduplicated = await dedup(draft, lookup, embedder.dedupThreshold);

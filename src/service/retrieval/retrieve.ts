@@ -7,7 +7,17 @@ import type { MemoryRecord, MemoryStore, VectorRecord } from "../store/types.js"
 import { isoSeconds } from "../time.js";
 import type { RetrieveInput } from "../types.js";
 import { confidence, withinScore } from "./score.js";
-import { askingFactor, fusedRelevance, lexicalEvidence, speakerFactor, whenFactor, wordSet, type LexicalEvidence } from "./fusion.js";
+import {
+  askingFactor,
+  fusedRelevance,
+  howMuchFactor,
+  inflectedScorer,
+  lexicalEvidence,
+  speakerFactor,
+  whenFactor,
+  wordSet,
+  type LexicalEvidence,
+} from "./fusion.js";
 import { searchTerms } from "./search-terms.js";
 import { storeSource, type VectorIndexes } from "./vector-index.js";
 import { CONFIDENCE_GAP_RANK, FUSION, relevanceFloorFor } from "./weights.js";
@@ -56,7 +66,6 @@ export async function rankCandidates(
   nowMs: number,
 ): Promise<RankedQuery | null> {
   const { store, indexes, embedder } = deps;
-  const floats = (ids: readonly number[]) => store.vectorsOf(workspaceId, ids);
   const [[query], index, { lexical, lexicalRead }] = await Promise.all([
     embedder.embed([queryText], "query"),
     indexes.refreshShared(workspaceId, storeSource(store, workspaceId)),
@@ -78,10 +87,16 @@ export async function rankCandidates(
   ]);
   const floor = relevanceFloorFor(embedder.id);
   // The lexical channel's float rows and records were read beside the model: after it, only the dense channel's
-  // other memories are (the dense re-score sees only the rows it asked for, the lexical cosines only theirs).
+  // other memories are, their float rows and records in one read (on PostgreSQL one round trip after the embedding);
+  // the dense re-score sees only the rows it asked for, the lexical cosines only theirs.
   const read = lexicalRead.floats;
+  const laterRecords = new Map<number, MemoryRecord>();
   const denseFloats = async (ids: readonly number[]) => {
-    for (const row of await floats(ids.filter((id) => !lexicalRead.ids.has(id)))) read.set(row.id, row);
+    const others = ids.filter((id) => !lexicalRead.ids.has(id));
+    for (const { record, vector } of others.length > 0 ? await store.memoriesWithVectors(workspaceId, others) : []) {
+      read.set(vector.id, vector);
+      laterRecords.set(record.id, record);
+    }
     return ids.flatMap((id) => read.get(id) ?? []);
   };
   const lexicalFloats = async (ids: readonly number[]) => ids.flatMap((id) => read.get(id) ?? []);
@@ -97,8 +112,10 @@ export async function rankCandidates(
   );
   const cosines = new Map([...dense, ...lexicalOnly].map((m) => [m.id, m.cosine]));
   const later = [...cosines.keys()].filter((id) => !lexicalRead.ids.has(id));
+  const unread = later.filter((id) => !laterRecords.has(id));
+  const laterFound = [...later.flatMap((id) => laterRecords.get(id) ?? []), ...(unread.length > 0 ? await store.getMemories(workspaceId, unread) : [])];
   const records = lexicalRead.records;
-  for (const r of deps.reads.withPendingReads(workspaceId, await store.getMemories(workspaceId, later))) records.set(r.id, r);
+  for (const r of deps.reads.withPendingReads(workspaceId, laterFound)) records.set(r.id, r);
   const evidence = new Map<number, LexicalEvidence>();
   for (const match of lexical) {
     const e = lexicalRead.evidence.get(match.id);
@@ -110,21 +127,40 @@ export async function rankCandidates(
   const bestCosine = dense[0]!.cosine;
   const tenth = [...cosines.values()].sort((a, b) => b - a)[CONFIDENCE_GAP_RANK - 1] ?? floor;
   const queryWeight = lexical[0]?.queryWeight ?? 0;
+  // Each candidate's lexical score: the index's evidence, plus the query words it holds in another inflection.
+  const lexicalScores = new Map<number, number>();
+  if (lexical.length > 0) {
+    const counts = new Map<string, number>();
+    const found = new Map(lexical.map((m) => [m.id, m.terms]));
+    for (const m of lexical) for (const [term, n] of Object.entries(m.terms)) if (!counts.has(term)) counts.set(term, n);
+    const inflected = inflectedScorer(searchTerms(queryText), counts, lexical[0]!.total);
+    for (const id of cosines.keys()) {
+      const record = records.get(id);
+      if (!record) continue;
+      const e = evidence.get(id);
+      const score = (e?.score ?? 0) + inflected(found.get(id), record.text);
+      if (score > 0) lexicalScores.set(id, score);
+    }
+  }
   let bestLexical = 0;
   let bestWords = 0;
-  for (const [id, e] of evidence) {
-    if (!cosines.has(id)) continue;
-    bestLexical = Math.max(bestLexical, e.score);
-    bestWords = Math.max(bestWords, e.wordScore);
-  }
+  for (const score of lexicalScores.values()) bestLexical = Math.max(bestLexical, score);
+  for (const [id, e] of evidence) if (cosines.has(id)) bestWords = Math.max(bestWords, e.wordScore);
   const context = { floor, bestCosine, bestLexical, queryWeight };
   const queryWords = wordSet(queryText);
   const relevance = new Map<number, number>();
   for (const [id, cosine] of cosines) {
     const record = records.get(id);
     if (!record) continue;
-    const fused = fusedRelevance(cosine, evidence.get(id)?.score ?? 0, context);
-    relevance.set(id, fused * speakerFactor(queryWords, record.text) * askingFactor(record.text) * whenFactor(queryText, record.text));
+    const fused = fusedRelevance(cosine, lexicalScores.get(id) ?? 0, context);
+    relevance.set(
+      id,
+      fused *
+        speakerFactor(queryWords, record.text) *
+        askingFactor(record.text) *
+        whenFactor(queryText, record.text) *
+        howMuchFactor(queryText, record.text),
+    );
   }
   const bestRelevance = Math.max(...relevance.values());
   const candidates: RankedCandidate[] = [];
@@ -145,11 +181,11 @@ async function readRowsOf(
   workspaceId: number,
   ids: readonly number[],
 ): Promise<{ ids: ReadonlySet<number>; floats: Map<number, VectorRecord>; records: Map<number, MemoryRecord> }> {
-  const [floats, records] = await Promise.all([deps.store.vectorsOf(workspaceId, ids), deps.store.getMemories(workspaceId, ids)]);
+  const rows = ids.length > 0 ? await deps.store.memoriesWithVectors(workspaceId, ids) : [];
   return {
     ids: new Set(ids),
-    floats: new Map(floats.map((r) => [r.id, r])),
-    records: new Map(deps.reads.withPendingReads(workspaceId, records).map((r) => [r.id, r])),
+    floats: new Map(rows.map(({ vector }) => [vector.id, vector])),
+    records: new Map(deps.reads.withPendingReads(workspaceId, rows.map(({ record }) => record)).map((r) => [r.id, r])),
   };
 }
 

@@ -55,3 +55,22 @@ export function wordMatch(term: string, words: ReadonlySet<string>): WordMatch {
   }
   return "fragment";
 }
+
+/** Endings a word's stem is read without (../fusion.ts inflectedEvidence), longest first where they overlap. */
+const STEM_ENDINGS = ["ing", "ed", "es", "s", "er", "d"] as const;
+
+/**
+ * A light stem of a (folded) word, for matching a query word with another inflection of it that the lexical index
+ * cannot find ("camped" with "camping", "painting" with "painted", "dance" with "dancing"): one ending of STEM_ENDINGS
+ * dropped when at least four letters remain, then a doubled last consonant ("planned") and a final "e". Words of fewer
+ * than four letters are their own stem.
+ */
+export function stemOf(word: string): string {
+  for (const ending of STEM_ENDINGS) {
+    if (word.length - ending.length < 4 || !word.endsWith(ending)) continue;
+    let base = word.slice(0, -ending.length);
+    if (base.length >= 5 && base.at(-1) === base.at(-2)) base = base.slice(0, -1);
+    return base.length >= 5 && base.endsWith("e") ? base.slice(0, -1) : base;
+  }
+  return word.length >= 5 && word.endsWith("e") ? word.slice(0, -1) : word;
+}

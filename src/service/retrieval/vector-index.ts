@@ -7,6 +7,7 @@
 // used workspace out first.
 import type { StoredVectorSnapshot, VectorRecord, VectorSnapshotHeader } from "../store/types.js";
 import { comparableVector } from "./derived-vectors.js";
+import { IdSlots } from "./id-slots.js";
 import { CODES_HEADER_BYTES, Int8Kernel, codeStrideFor, quantize } from "./int8-kernel.js";
 import { SNAPSHOT_CHUNK_ROWS, newSnapshotChunk, readSnapshotChunk } from "./vector-snapshot.js";
 
@@ -87,7 +88,7 @@ export class WorkspaceIndex {
   readonly codeStride: number;
   /** Rows applied one by one since the index was loaded from, or stored as, a snapshot. */
   rowsSinceSnapshot = 0;
-  private slots = new Map<number, number>();
+  private slots = new IdSlots();
   private kernel: Int8Kernel;
   /** Per slot: the int8 scale, and scale · Σ|code| / 2 (the row's share of the error bound). */
   private scales = new Float64Array(64);
@@ -350,6 +351,7 @@ export class WorkspaceIndex {
   /** Room for `rows` slots: their codes plus one scan's scratch (query codes and 4 bytes of result per row). */
   reserve(rows: number): void {
     this.kernel.ensure((rows + 1) * this.codeStride + 4 * rows);
+    this.slots.reserve(rows);
     if (rows <= this.scales.length) return;
     let length = this.scales.length;
     while (length < rows) length *= 2;

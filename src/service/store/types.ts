@@ -239,6 +239,12 @@ export interface MemoryStats {
   recallsPerDay: { day: number; count: number }[];
 }
 
+/** A memory's record and its float vector row, read together. */
+export interface MemoryWithVector {
+  record: MemoryRecord;
+  vector: VectorRecord;
+}
+
 /** Operations that run under one workspace's write lock, inside one transaction. */
 export interface WorkspaceTx {
   readonly workspaceId: number;
@@ -249,6 +255,8 @@ export interface WorkspaceTx {
   vectorsSince(sinceRev: number, limit?: number, codesFor?: string): Promise<VectorRecord[]>;
   /** Float vectors of these memories (any order; unknown ids skipped): the exact re-scoring of a vector screen. */
   vectorsOf(ids: readonly number[]): Promise<VectorRecord[]>;
+  /** vectorsOf and the records of the same memories in one read (any order; unknown ids skipped). */
+  memoriesWithVectors(ids: readonly number[]): Promise<MemoryWithVector[]>;
   getMemory(id: number): Promise<MemoryRecord | null>;
   insertMemory(memory: NewMemory): Promise<MemoryRecord>;
   /** Applies the patch, bumps rev, sets updated_at = nowMs. Returns the updated record (null if absent). */
@@ -285,6 +293,16 @@ export interface MemoryStore {
   insertKey(key: NewKey): Promise<number>;
   /** The live (not revoked) key with this hash and its workspace, or null. */
   findKeyByHash(keyHash: string): Promise<{ keyId: number; prefix: string; keyHash: string; workspace: Workspace } | null>;
+  /**
+   * findKeyByHash, and for a key found, takeRateToken of its bucket, in one step (one statement on PostgreSQL): the
+   * request's first read. Nothing is taken for an unknown or revoked key.
+   */
+  findKeyTakingToken(
+    keyHash: string,
+    rps: number,
+    burst: number,
+    nowMs: number,
+  ): Promise<{ keyId: number; prefix: string; keyHash: string; workspace: Workspace; rate: RateDecision } | null>;
   /** Sets revoked_at; true when a live key was revoked. */
   revokeKey(keyId: number, nowMs: number): Promise<boolean>;
   /** The key with this id, live or revoked (revokedAt null when live), or null when there is none. */
@@ -299,6 +317,8 @@ export interface MemoryStore {
   vectorsSince(workspaceId: number, sinceRev: number, limit?: number, codesFor?: string): Promise<VectorRecord[]>;
   /** Same as WorkspaceTx.vectorsOf, outside any lock. */
   vectorsOf(workspaceId: number, ids: readonly number[]): Promise<VectorRecord[]>;
+  /** Same as WorkspaceTx.memoriesWithVectors, outside any lock: a retrieve's re-score and its records in one read. */
+  memoriesWithVectors(workspaceId: number, ids: readonly number[]): Promise<MemoryWithVector[]>;
   /** The workspace's vector snapshot of `embedderId`, or null when there is none of that model. */
   readVectorSnapshot(workspaceId: number, embedderId: string): Promise<StoredVectorSnapshot | null>;
   /**

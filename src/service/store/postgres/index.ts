@@ -14,6 +14,7 @@ import {
   type MemoryPatch,
   type MemoryRecord,
   type MemoryStore,
+  type MemoryWithVector,
   type NewMemory,
   type NewWorkspace,
   type NewKey,
@@ -32,6 +33,7 @@ import { migrate } from "./schema.js";
 import { boundedPoolConfig, withoutBounds } from "./pool.js";
 import { MEMORY_ID_ATTEMPTS, newMemoryId } from "../memory-ids.js";
 import { newSnapshotGeneration } from "../vector-snapshots.js";
+import { CopyOutBytes } from "./copy-out.js";
 import { redactingLog } from "./redacting-log.js";
 import { asStoreError, isStoreUnavailable } from "./unavailable.js";
 import {
@@ -135,11 +137,66 @@ function beginLocked(workspaceId: number): string {
 const BEGIN_BOOKKEEPING = "BEGIN; SET LOCAL synchronous_commit = off";
 /** How long `admin memory compact` waits for the memories table's lock before giving up (ms). */
 const COMPACT_LOCK_WAIT_MS = 5_000;
+/**
+ * A vector snapshot's chunks read per round trip (about 1.7 MB each at 384 dimensions): fewer statements, while the
+ * chunks held at once stay a few megabytes.
+ */
+const SNAPSHOT_CHUNKS_PER_READ = 5;
 /** Serializes "create the first workspace when there is none" across processes. */
 const FIRST_WORKSPACE_LOCK_SQL = "SELECT pg_advisory_xact_lock(hashtextextended('brain-mcp:first-workspace', 0))";
 
+/**
+ * A statement the server parses and plans once per connection, then only binds and executes (pg prepares it on a
+ * connection's first use of the name): for the request path's fixed statements, whose parse and plan cost the server
+ * more than their execution (the key's statement: ~0.45 ms of backend CPU unprepared, ~0.1 ms prepared). Each call
+ * passes a new object (pg sets the values on it). Fixed texts only, and no `*`: a prepared statement's result columns
+ * cannot change under it.
+ */
+interface Prepared {
+  name: string;
+  text: string;
+}
+const prepared = (name: string, text: string) => () => ({ name: `brain-mcp:${name}`, text }) as Prepared;
+
+/**
+ * A key's rate bucket, upserted: refill by elapsed time (capped at burst), then take a token if one is there; the row
+ * lock makes concurrent requests from every process draw from the same bucket. `row` gives the new bucket's
+ * (key_id, tokens, updated_ms, allowed); the other arguments are the placeholders of rps, burst and now (ms).
+ */
+const RATE_UPSERT = (row: string, rps: string, burst: string, now: string) => {
+  const refilled = `LEAST(${burst}::float8, b.tokens + GREATEST(0, ${now}::bigint - b.updated_ms) * ${rps}::float8 / 1000.0)`;
+  return `INSERT INTO rate_buckets AS b (key_id, tokens, updated_ms, allowed)
+       ${row}
+       ON CONFLICT (key_id) DO UPDATE SET
+         tokens = CASE WHEN ${refilled} >= 1 THEN ${refilled} - 1 ELSE ${refilled} END,
+         updated_ms = GREATEST(b.updated_ms, ${now}::bigint),
+         allowed = ${refilled} >= 1`;
+};
+
+const KEY_TAKING_TOKEN = prepared(
+  "key-taking-token",
+  `WITH k AS (
+     SELECT k.id AS key_id, k.prefix, k.key_hash, w.id, w.name, w.plan, w.billing_cycle, w.status, w.created_at
+       FROM api_keys k JOIN workspaces w ON w.id = k.workspace_id
+      WHERE k.key_hash = $1 AND k.revoked_at IS NULL
+   ), t AS (
+     ${RATE_UPSERT("SELECT key_id, $3::float8 - 1, $4::bigint, $3::float8 >= 1 FROM k", "$2", "$3", "$4")}
+     RETURNING b.key_id, b.tokens, b.allowed
+   )
+   SELECT k.*, t.tokens AS rate_tokens, t.allowed AS rate_allowed FROM k JOIN t ON t.key_id = k.key_id`,
+);
+const TAKE_RATE_TOKEN = prepared(
+  "take-rate-token",
+  `${RATE_UPSERT("VALUES ($1, $3::float8 - 1, $4::bigint, $3::float8 >= 1)", "$2", "$3", "$4")} RETURNING tokens, allowed`,
+);
+
+function rateDecision(tokens: number, allowed: boolean, rps: number): RateDecision {
+  if (allowed) return { allowed: true, retryAfterSeconds: 0 };
+  return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil((1 - tokens) / rps)) };
+}
+
 interface Queryable {
-  query<R extends QueryResultRow>(sql: string, params?: unknown[]): Promise<{ rows: R[]; rowCount: number | null }>;
+  query<R extends QueryResultRow>(sql: string | Prepared, params?: unknown[]): Promise<{ rows: R[]; rowCount: number | null }>;
 }
 
 /**
@@ -177,24 +234,46 @@ async function vectorsSince(
   });
 }
 
+const VECTORS_OF = prepared(
+  "vectors-of",
+  "SELECT id, rev, embedder_id, vector FROM memories WHERE workspace_id = $1 AND id = ANY($2::bigint[])",
+);
+const MEMORIES_WITH_VECTORS = prepared(
+  "memories-with-vectors",
+  `SELECT ${MEMORY_COLUMNS}, vector FROM memories WHERE workspace_id = $1 AND id = ANY($2::bigint[])`,
+);
+
 async function vectorsOf(db: Queryable, workspaceId: number, ids: readonly number[]): Promise<VectorRecord[]> {
   if (ids.length === 0) return [];
-  const { rows } = await db.query<{ id: number; rev: number; embedder_id: string; vector: Buffer }>(
-    "SELECT id, rev, embedder_id, vector FROM memories WHERE workspace_id = $1 AND id = ANY($2::bigint[])",
-    [workspaceId, [...ids]],
-  );
+  const { rows } = await db.query<{ id: number; rev: number; embedder_id: string; vector: Buffer }>(VECTORS_OF(), [workspaceId, [...ids]]);
   return rows.map((r) => ({ id: r.id, rev: r.rev, embedder_id: r.embedder_id, vector: bytesToVector(r.vector) }));
+}
+
+/** The float rows of `ids` with their records, in one statement (./types.ts memoriesWithVectors). */
+async function memoriesWithVectors(db: Queryable, workspaceId: number, ids: readonly number[]): Promise<MemoryWithVector[]> {
+  if (ids.length === 0) return [];
+  const { rows } = await db.query<MemoryRow & { vector: Buffer }>(MEMORIES_WITH_VECTORS(), [workspaceId, [...ids]]);
+  return rows.map((r) => ({
+    record: toMemory(r),
+    vector: { id: r.id, rev: r.rev, embedder_id: r.embedder_id, vector: bytesToVector(r.vector) },
+  }));
 }
 
 async function run<R extends QueryResultRow>(db: Queryable, { sql, params }: Statement): Promise<R[]> {
   return (await db.query<R>(sql, params)).rows;
 }
 
+const GET_IDEMPOTENCY = prepared(
+  "get-idempotency",
+  "SELECT request_hash, response, created_at FROM idempotency_keys WHERE workspace_id = $1 AND key = $2 AND created_at >= $3",
+);
+
 async function getIdempotency(db: Queryable, workspaceId: number, key: string, notBeforeMs: number): Promise<IdempotencyRecord | null> {
-  const { rows } = await db.query<{ request_hash: string; response: string; created_at: number }>(
-    "SELECT request_hash, response, created_at FROM idempotency_keys WHERE workspace_id = $1 AND key = $2 AND created_at >= $3",
-    [workspaceId, key, notBeforeMs],
-  );
+  const { rows } = await db.query<{ request_hash: string; response: string; created_at: number }>(GET_IDEMPOTENCY(), [
+    workspaceId,
+    key,
+    notBeforeMs,
+  ]);
   const row = rows[0];
   return row
     ? { workspace_id: workspaceId, key, request_hash: row.request_hash, response: JSON.parse(row.response), created_at: row.created_at }
@@ -233,6 +312,42 @@ const usageInsert = (p: Params, workspaceId: number, kind: UsageKind, memoryId: 
 const nextRev = (workspaceParam: string) =>
   `(SELECT GREATEST((SELECT COALESCE(MAX(rev), 0) FROM memories WHERE workspace_id = ${workspaceParam}), ` +
   `(SELECT COALESCE(MAX(rev), 0) FROM memory_tombstones WHERE workspace_id = ${workspaceParam})) + 1)`;
+
+const INSERT_MEMORY = prepared(
+  "insert-memory",
+  `INSERT INTO memories (id, workspace_id, text, meta, vector, embedder_id, importance, temporal_type, valid_until,
+                               categories, created_at, updated_at, last_accessed_at, access_count, rev, vector_codes)
+         OVERRIDING SYSTEM VALUE
+         SELECT $11::bigint, $1::bigint, $2::text, $3::text, $4::bytea, $5::text, $6::integer, $7::text, $8::bigint,
+                $9::text, $10::bigint, $10::bigint, NULL, 0, ${nextRev("$1::bigint")}, $12::bytea
+          WHERE NOT EXISTS (SELECT 1 FROM memory_tombstones WHERE memory_id = $11::bigint)
+         ON CONFLICT (id) DO NOTHING
+         RETURNING ${MEMORY_COLUMNS}`,
+);
+
+const RECORD_READS = prepared(
+  "record-reads",
+  `WITH t AS (SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::int[], $4::bigint[]) AS t(workspace_id, id, n, at)),
+            locked AS (SELECT m.id FROM memories m JOIN t USING (id, workspace_id) ORDER BY m.id FOR UPDATE OF m),
+            touched AS (
+              UPDATE memories m SET access_count = m.access_count + t.n,
+                                    last_accessed_at = GREATEST(COALESCE(m.last_accessed_at, 0), t.at)
+                FROM t WHERE m.id = t.id AND m.workspace_id = t.workspace_id AND m.id IN (SELECT id FROM locked)),
+            usage AS (
+              INSERT INTO usage_events (workspace_id, kind, memory_id, created_at)
+              SELECT w, 'read', NULL, at FROM unnest($5::bigint[], $6::bigint[]) AS r(w, at))
+       SELECT set_config('synchronous_commit', 'off', true)`,
+);
+
+/**
+ * The lexical statement stays unprepared: a generic plan, made for no workspace in particular, could take the
+ * workspace's btree over the words' GIN index, the slow path of "PostgreSQL: the retrieve tail" (test/bench/README.md).
+ */
+const SEARCH_TEXT_SQL = `SELECT u.t AS term, array_to_string(ARRAY(SELECT id FROM memories WHERE workspace_id = $2 AND lexemes @@
+                 to_tsquery('simple', quote_literal(u.t) || CASE WHEN char_length(u.t) >= ${SQLITE_MIN_TERM_CHARS} THEN ':*' ELSE '' END)
+               LIMIT ${POSTINGS_PER_TERM}), ',') AS ids,
+              coalesce((SELECT memories FROM workspace_memory_counts WHERE workspace_id = $2), 0) AS total
+         FROM unnest($1::text[]) WITH ORDINALITY AS u(t, k) ORDER BY u.k`;
 
 /** A write that answers nothing: its data-modifying statements, their placeholders from the shared `p`. */
 type PendingWrite = (p: Params) => string[];
@@ -277,6 +392,10 @@ class PostgresWorkspaceTx implements WorkspaceTx {
     return vectorsOf(await this.db(), this.workspaceId, ids);
   }
 
+  async memoriesWithVectors(ids: readonly number[]): Promise<MemoryWithVector[]> {
+    return memoriesWithVectors(await this.db(), this.workspaceId, ids);
+  }
+
   async getMemory(id: number): Promise<MemoryRecord | null> {
     const { rows } = await (await this.db()).query<MemoryRow>(
       `SELECT ${MEMORY_COLUMNS} FROM memories WHERE workspace_id = $1 AND id = $2`,
@@ -289,30 +408,20 @@ class PostgresWorkspaceTx implements WorkspaceTx {
     for (let attempt = 1; ; attempt++) {
       // ON CONFLICT and NOT EXISTS rather than an error (a failed statement would abort the whole transaction): an id
       // held by a memory or once held by a forgotten one inserts nothing, and another is drawn.
-      const { rows } = await (await this.db()).query<MemoryRow>(
-        `INSERT INTO memories (id, workspace_id, text, meta, vector, embedder_id, importance, temporal_type, valid_until,
-                               categories, created_at, updated_at, last_accessed_at, access_count, rev, vector_codes)
-         OVERRIDING SYSTEM VALUE
-         SELECT $11::bigint, $1::bigint, $2::text, $3::text, $4::bytea, $5::text, $6::integer, $7::text, $8::bigint,
-                $9::text, $10::bigint, $10::bigint, NULL, 0, ${nextRev("$1::bigint")}, $12::bytea
-          WHERE NOT EXISTS (SELECT 1 FROM memory_tombstones WHERE memory_id = $11::bigint)
-         ON CONFLICT (id) DO NOTHING
-         RETURNING ${MEMORY_COLUMNS}`,
-        [
-          this.workspaceId,
-          m.text,
-          JSON.stringify(m.meta),
-          vectorToBytes(m.vector),
-          m.embedder_id,
-          m.importance,
-          m.temporal_type,
-          m.valid_until,
-          JSON.stringify(m.categories),
-          m.created_at,
-          newMemoryId(),
-          vectorCodes(m.vector),
-        ],
-      );
+      const { rows } = await (await this.db()).query<MemoryRow>(INSERT_MEMORY(), [
+        this.workspaceId,
+        m.text,
+        JSON.stringify(m.meta),
+        vectorToBytes(m.vector),
+        m.embedder_id,
+        m.importance,
+        m.temporal_type,
+        m.valid_until,
+        JSON.stringify(m.categories),
+        m.created_at,
+        newMemoryId(),
+        vectorCodes(m.vector),
+      ]);
       if (rows[0]) return toMemory(rows[0]);
       if (attempt === MEMORY_ID_ATTEMPTS) throw new Error("no free memory id after several attempts");
     }
@@ -402,7 +511,10 @@ export class PostgresStore implements MemoryStore {
   }
 
   /** One statement on any pooled connection; connection failures become store_unavailable. */
-  private async q<R extends QueryResultRow>(sql: string, params: unknown[] = []): Promise<{ rows: R[]; rowCount: number | null }> {
+  private async q<R extends QueryResultRow>(
+    sql: string | Prepared,
+    params: unknown[] = [],
+  ): Promise<{ rows: R[]; rowCount: number | null }> {
     try {
       const result = await this.pool.query<R>(sql, params);
       this.reachable();
@@ -486,6 +598,28 @@ export class PostgresStore implements MemoryStore {
     return row ? { keyId: row.key_id, prefix: row.prefix, keyHash: row.key_hash, workspace: toWorkspace(row) } : null;
   }
 
+  async findKeyTakingToken(
+    keyHash: string,
+    rps: number,
+    burst: number,
+    nowMs: number,
+  ): Promise<{ keyId: number; prefix: string; keyHash: string; workspace: Workspace; rate: RateDecision } | null> {
+    // The key's row and its bucket's upsert in one statement: one round trip before the request's own work, not two.
+    const { rows } = await this.q<
+      WorkspaceRow & { key_id: number; prefix: string; key_hash: string; rate_tokens: number; rate_allowed: boolean }
+    >(KEY_TAKING_TOKEN(), [keyHash, rps, burst, nowMs]);
+    const row = rows[0];
+    if (!row) return null;
+    const { key_id, prefix, key_hash, rate_tokens, rate_allowed, ...workspace } = row;
+    return {
+      keyId: key_id,
+      prefix,
+      keyHash: key_hash,
+      workspace: toWorkspace(workspace as WorkspaceRow),
+      rate: rateDecision(rate_tokens, rate_allowed, rps),
+    };
+  }
+
   async revokeKey(keyId: number, nowMs: number): Promise<boolean> {
     const { rowCount } = await this.q("UPDATE api_keys SET revoked_at = $2 WHERE id = $1 AND revoked_at IS NULL", [keyId, nowMs]);
     return (rowCount ?? 0) > 0;
@@ -521,6 +655,10 @@ export class PostgresStore implements MemoryStore {
     return vectorsOf(this.db, workspaceId, ids);
   }
 
+  memoriesWithVectors(workspaceId: number, ids: readonly number[]): Promise<MemoryWithVector[]> {
+    return memoriesWithVectors(this.db, workspaceId, ids);
+  }
+
   async readVectorSnapshot(workspaceId: number, embedderId: string): Promise<StoredVectorSnapshot | null> {
     const { rows } = await this.q<{
       embedder_id: string;
@@ -532,6 +670,7 @@ export class PostgresStore implements MemoryStore {
     }>("SELECT embedder_id, dimensions, up_to_rev, rows, generation, chunks FROM vector_snapshots WHERE workspace_id = $1", [workspaceId]);
     const row = rows[0];
     if (!row || row.embedder_id !== embedderId) return null;
+    let ahead = new Map<number, Uint8Array>();
     return {
       embedderId,
       dimensions: row.dimensions,
@@ -539,13 +678,46 @@ export class PostgresStore implements MemoryStore {
       rows: row.rows,
       chunks: row.chunks,
       readChunk: async (chunk) => {
-        const found = await this.q<{ data: Buffer }>(
-          "SELECT data FROM vector_snapshot_chunks WHERE workspace_id = $1 AND generation = $2 AND chunk = $3",
-          [workspaceId, row.generation, chunk],
-        );
-        return found.rows[0]?.data ?? null;
+        // Several chunks a round trip: the next calls ask for them in order.
+        if (!ahead.has(chunk)) ahead = await this.snapshotChunks(workspaceId, row.generation, chunk, SNAPSHOT_CHUNKS_PER_READ);
+        const bytes = ahead.get(chunk) ?? null;
+        ahead.delete(chunk);
+        return bytes;
       },
     };
+  }
+
+  /**
+   * Chunks `from` to `from + count − 1` of a snapshot (those that exist), as bytes: read by a binary COPY
+   * (./copy-out.ts), not a SELECT, whose bytea would come hex-encoded (about twice the CPU on each side at 100,000
+   * memories: test/bench/README.md).
+   */
+  private async snapshotChunks(workspaceId: number, generation: string, from: number, count: number): Promise<Map<number, Uint8Array>> {
+    // COPY takes no parameters: the keys are integers, checked as such before they are spliced in.
+    if (![workspaceId, from, count].every(Number.isSafeInteger) || !/^\d{1,20}$/.test(String(generation))) {
+      throw new Error("bad vector snapshot key");
+    }
+    return this.withClient(async (client, broke) => {
+      const chunks = new Map<number, Uint8Array>();
+      const copy = new CopyOutBytes(
+        `COPY (SELECT chunk, data FROM vector_snapshot_chunks WHERE workspace_id = ${workspaceId} AND generation = ${generation}
+                 AND chunk >= ${from} AND chunk < ${from + count} ORDER BY chunk) TO STDOUT (FORMAT binary)`,
+        2,
+        ([chunk, data]) => chunks.set(new DataView(chunk!.buffer).getInt32(0), data!),
+      );
+      try {
+        await new Promise<void>((resolve, reject) => {
+          copy.callback = (err) => (err ? reject(err) : resolve());
+          client.query(copy);
+        });
+        this.reachable();
+        return chunks;
+      } catch (err) {
+        // A client-side timeout leaves the connection mid-statement: it is not reused.
+        if (isStoreUnavailable(err) || /timeout/i.test((err as Error).message)) broke(err as Error);
+        throw this.failed(err);
+      }
+    });
   }
 
   async writeVectorSnapshot(workspaceId: number, header: VectorSnapshotHeader, chunks: Iterable<Uint8Array>): Promise<boolean> {
@@ -590,16 +762,11 @@ export class PostgresStore implements MemoryStore {
     // Each word's postings (the same index reads, capped alike) and the workspace's size in one statement, ranked by
     // rankPostings as SQLite's are: lexicalSearchStatement's window, grouping and JSON cost more than the reads
     // (test/bench/README.md, "PostgreSQL retrieve at 10,000, third pass"); the same matches, scores and order.
-    const { rows } = await this.q<{ term: string; ids: Array<number | string>; total: number }>(
-      `SELECT u.t AS term, ARRAY(SELECT id FROM memories WHERE workspace_id = $2 AND lexemes @@
-                 to_tsquery('simple', quote_literal(u.t) || CASE WHEN char_length(u.t) >= ${SQLITE_MIN_TERM_CHARS} THEN ':*' ELSE '' END)
-               LIMIT ${POSTINGS_PER_TERM}) AS ids,
-              coalesce((SELECT memories FROM workspace_memory_counts WHERE workspace_id = $2), 0) AS total
-         FROM unnest($1::text[]) WITH ORDINALITY AS u(t, k) ORDER BY u.k`,
-      [[...terms], workspaceId],
-    );
+    // Each word's ids as one comma-separated string: pg's array parser read up to 1,000 ids per word a character at a
+    // time (~0.3 ms of a retrieve's CPU in a profile); a split is a fraction of that.
+    const { rows } = await this.q<{ term: string; ids: string; total: number }>(SEARCH_TEXT_SQL, [[...terms], workspaceId]);
     return rankPostings(
-      rows.map((r) => ({ term: r.term, ids: r.ids.map(Number) })),
+      rows.map((r) => ({ term: r.term, ids: r.ids === "" ? [] : r.ids.split(",").map(Number) })),
       Number(rows[0]?.total ?? 0),
       limit,
     );
@@ -675,29 +842,22 @@ export class PostgresStore implements MemoryStore {
     }, BEGIN_BOOKKEEPING);
   }
 
-  recordReads(batches: readonly ReadsBatch[]): Promise<void> {
+  async recordReads(batches: readonly ReadsBatch[]): Promise<void> {
     const touched = batches.flatMap((b) => b.touched.map((t) => ({ ...t, workspaceId: b.workspaceId }))).sort((a, b) => a.id - b.id);
     const reads = batches.flatMap((b) => b.readsAtMs.map((at) => [b.workspaceId, at] as const));
-    return this.transaction(async (client) => {
-      if (touched.length > 0) {
-        // Rows locked in id order, so two processes flushing overlapping batches cannot deadlock.
-        await client.query(
-          `WITH t AS (SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::int[], $4::bigint[]) AS t(workspace_id, id, n, at)),
-                locked AS (SELECT m.id FROM memories m JOIN t USING (id, workspace_id) ORDER BY m.id FOR UPDATE OF m)
-           UPDATE memories m SET access_count = m.access_count + t.n,
-                                 last_accessed_at = GREATEST(COALESCE(m.last_accessed_at, 0), t.at)
-             FROM t WHERE m.id = t.id AND m.workspace_id = t.workspace_id AND m.id IN (SELECT id FROM locked)`,
-          [touched.map((t) => t.workspaceId), touched.map((t) => t.id), touched.map((t) => t.count), touched.map((t) => t.lastAtMs)],
-        );
-      }
-      if (reads.length > 0) {
-        await client.query(
-          `INSERT INTO usage_events (workspace_id, kind, memory_id, created_at)
-           SELECT w, 'read', NULL, at FROM unnest($1::bigint[], $2::bigint[]) AS r(w, at)`,
-          [reads.map((r) => r[0]), reads.map((r) => r[1])],
-        );
-      }
-    }, BEGIN_BOOKKEEPING);
+    if (touched.length === 0 && reads.length === 0) return;
+    // One statement, so one round trip and its own transaction: the counts and the usage events together, committed
+    // without waiting for the WAL flush (set_config(..., true) holds for this statement's transaction, so for its
+    // commit; bookkeeping, not a memory). Rows locked in id order, so two processes flushing overlapping batches
+    // cannot deadlock.
+    await this.q(RECORD_READS(), [
+      touched.map((t) => t.workspaceId),
+      touched.map((t) => t.id),
+      touched.map((t) => t.count),
+      touched.map((t) => t.lastAtMs),
+      reads.map((r) => r[0]),
+      reads.map((r) => r[1]),
+    ]);
   }
 
   async memoriesNotEmbeddedBy(embedderId: string, limit: number, workspaceId?: number, fromPrefix = ""): Promise<MemoryRecord[]> {
@@ -812,7 +972,27 @@ export class PostgresStore implements MemoryStore {
    * Runs `fn` in one transaction on one connection: commits when it resolves, rolls back when it throws. `begin` opens
    * it (with whatever else must come first, in the same round trip).
    */
-  private async transaction<T>(fn: (client: PoolClient) => Promise<T>, begin = "BEGIN"): Promise<T> {
+  private transaction<T>(fn: (client: PoolClient) => Promise<T>, begin = "BEGIN"): Promise<T> {
+    return this.withClient(async (client, broke) => {
+      try {
+        await client.query(begin);
+        const result = await fn(client);
+        await client.query("COMMIT");
+        this.reachable();
+        return result;
+      } catch (err) {
+        if (isStoreUnavailable(err)) broke(err as Error);
+        else await client.query("ROLLBACK").catch(broke);
+        throw this.failed(err);
+      }
+    });
+  }
+
+  /**
+   * Runs `fn` on one checked-out connection, returned to the pool after it; destroyed instead when the connection
+   * failed meanwhile or `fn` said it broke (`broke`).
+   */
+  private async withClient<T>(fn: (client: PoolClient, broke: (err: Error) => void) => Promise<T>): Promise<T> {
     let client: PoolClient;
     try {
       client = await this.pool.connect();
@@ -821,20 +1001,14 @@ export class PostgresStore implements MemoryStore {
     }
     // A checked-out connection has no pool listener: without ours, a server restart would crash the process.
     let broken: Error | undefined;
-    const onError = (err: Error) => (broken = err);
-    client.on("error", onError);
+    const broke = (err: Error) => {
+      broken ??= err;
+    };
+    client.on("error", broke);
     try {
-      await client.query(begin);
-      const result = await fn(client);
-      await client.query("COMMIT");
-      this.reachable();
-      return result;
-    } catch (err) {
-      if (isStoreUnavailable(err)) broken ??= err as Error;
-      else await client.query("ROLLBACK").catch((e: Error) => (broken ??= e));
-      throw this.failed(err);
+      return await fn(client, broke);
     } finally {
-      client.off("error", onError);
+      client.off("error", broke);
       client.release(broken); // a broken connection is destroyed, not returned to the pool
     }
   }
@@ -874,23 +1048,8 @@ export class PostgresStore implements MemoryStore {
    * The row lock makes concurrent requests from every process draw from the same bucket.
    */
   async takeRateToken(keyId: number, rps: number, burst: number, nowMs: number): Promise<RateDecision> {
-    const { rows } = await this.q<{ tokens: number; allowed: boolean }>(
-      `INSERT INTO rate_buckets AS b (key_id, tokens, updated_ms, allowed)
-       VALUES ($1, $3::float8 - 1, $4::bigint, $3::float8 >= 1)
-       ON CONFLICT (key_id) DO UPDATE SET
-         tokens = CASE
-           WHEN LEAST($3::float8, b.tokens + GREATEST(0, $4::bigint - b.updated_ms) * $2::float8 / 1000.0) >= 1
-           THEN LEAST($3::float8, b.tokens + GREATEST(0, $4::bigint - b.updated_ms) * $2::float8 / 1000.0) - 1
-           ELSE LEAST($3::float8, b.tokens + GREATEST(0, $4::bigint - b.updated_ms) * $2::float8 / 1000.0)
-         END,
-         updated_ms = GREATEST(b.updated_ms, $4::bigint),
-         allowed = LEAST($3::float8, b.tokens + GREATEST(0, $4::bigint - b.updated_ms) * $2::float8 / 1000.0) >= 1
-       RETURNING tokens, allowed`,
-      [keyId, rps, burst, nowMs],
-    );
-    const row = rows[0]!;
-    if (row.allowed) return { allowed: true, retryAfterSeconds: 0 };
-    return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil((1 - row.tokens) / rps)) };
+    const { rows } = await this.q<{ tokens: number; allowed: boolean }>(TAKE_RATE_TOKEN(), [keyId, rps, burst, nowMs]);
+    return rateDecision(rows[0]!.tokens, rows[0]!.allowed, rps);
   }
 
   // Liveness

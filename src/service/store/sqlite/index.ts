@@ -14,6 +14,7 @@ import {
   type IdempotencyRecord,
   type MemoryPatch,
   type MemoryRecord,
+  type MemoryWithVector,
   type MemoryStore,
   type NewMemory,
   type NewKey,
@@ -872,6 +873,16 @@ export function openSqliteStore(path: string): MemoryStore {
     return records;
   }
 
+  /** The float rows and the records of `ids`: SQLite has no round trip to save, so its two reads, one after the other. */
+  function memoriesWithVectors(workspaceId: number, ids: readonly number[]): MemoryWithVector[] {
+    if (ids.length === 0) return [];
+    const records = new Map(memoriesOf(workspaceId, ids).map((r) => [r.id, r]));
+    return vectorsOf(workspaceId, ids).flatMap((vector) => {
+      const record = records.get(vector.id);
+      return record ? [{ record, vector }] : [];
+    });
+  }
+
   const readAllNow = ({ sql, params }: Statement) => db.prepare(sql).all(...params) as Record<string, unknown>[];
 
   function getMemory(workspaceId: number, id: number): MemoryRecord | null {
@@ -891,6 +902,7 @@ export function openSqliteStore(path: string): MemoryStore {
       workspaceId,
       vectorsSince: async (sinceRev, limit, codesFor) => readVectors(workspaceId, sinceRev, limit, codesFor),
       vectorsOf: async (ids) => vectorsOf(workspaceId, ids),
+      memoriesWithVectors: async (ids) => memoriesWithVectors(workspaceId, ids),
       getMemory: async (id) => getMemory(workspaceId, id),
       async insertMemory(m: NewMemory) {
         if (m.workspace_id !== workspaceId) throw new Error("insertMemory: workspace mismatch");
@@ -1008,6 +1020,10 @@ export function openSqliteStore(path: string): MemoryStore {
       const { key_id, key_prefix, key_hash, ...ws } = row;
       return { keyId: key_id, prefix: key_prefix, keyHash: key_hash, workspace: toWorkspace(ws) };
     },
+    async findKeyTakingToken(keyHash, rps, burst, nowMs) {
+      const found = await store.findKeyByHash(keyHash);
+      return found && { ...found, rate: buckets.take(found.keyId, rps, burst, nowMs) };
+    },
     async revokeKey(keyId, nowMs) {
       return q.revokeKey.run(nowMs, keyId).changes > 0;
     },
@@ -1026,6 +1042,7 @@ export function openSqliteStore(path: string): MemoryStore {
 
     vectorsSince: async (workspaceId, sinceRev, limit, codesFor) => readVectors(workspaceId, sinceRev, limit, codesFor),
     vectorsOf: async (workspaceId, ids) => vectorsOf(workspaceId, ids),
+    memoriesWithVectors: async (workspaceId, ids) => memoriesWithVectors(workspaceId, ids),
     async readVectorSnapshot(workspaceId, embedderId) {
       const row = q.getSnapshot.get(workspaceId) as
         | { embedder_id: string; dimensions: number; up_to_rev: number; rows: number; generation: number; chunks: number }
