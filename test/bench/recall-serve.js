@@ -2,7 +2,8 @@
 // client p50 and CPU per recall of serve's main thread and busiest other thread (/proc). HOOK=1 also loads
 // recall-serve-hook.js into serve: each retrieve's in-server wall time and main-thread CPU (/proc/thread-self/schedstat)
 // from the request to res.end, printed with ERR=1. LOG sets BRAIN_LOG (default info, as installed.js).
-// Usage: [N=300] [HOOK=1 ERR=1] node test/bench/recall-serve.js CHECKOUT [CPU_PROFILE_DIR]
+// STRACE=FILE counts the timed recalls' system calls (strace -f -c) into FILE; KEEP=1 keeps the store's home folder.
+// Usage: [N=300] [HOOK=1 ERR=1] [STRACE=FILE] [KEEP=1] node test/bench/recall-serve.js CHECKOUT [CPU_PROFILE_DIR]
 import { spawn } from "node:child_process";
 import { threadCpu, workloadFact as fact, workloadQuery as query } from "./lib.js";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -40,6 +41,9 @@ for (let i = 0; i < 300; i++) await brain.memory.store(fact(i), { source: "bench
 for (let i = 0; i < 30; i++) await brain.memory.retrieve(query(i), { topK: 5 });
 const N = Number(process.env.N ?? 300);
 const ms = [];
+// STRACE=FILE: the timed recalls' syscalls of every serve thread, counted (strace -f -c), into FILE.
+const tracer = process.env.STRACE ? spawn("strace", ["-f", "-c", "-o", process.env.STRACE, "-p", String(child.pid)], { stdio: "ignore" }) : null;
+if (tracer) await new Promise((r) => setTimeout(r, 1000));
 const before = threadCpu(child.pid);
 for (let i = 0; i < N; i++) {
   const t = performance.now();
@@ -49,6 +53,10 @@ for (let i = 0; i < N; i++) {
 const spent = [...threadCpu(child.pid)].map(([tid, v]) => [tid, v - (before.get(tid) ?? 0)]);
 const main = spent.find(([t]) => t === String(child.pid))[1] / N;
 const worker = Math.max(...spent.filter(([t]) => t !== String(child.pid)).map(([, v]) => v)) / N;
+if (tracer) {
+  tracer.kill("SIGINT");
+  await new Promise((r) => tracer.once("exit", r));
+}
 console.log(
   `${dir}: recall p50 ${p50(ms).toFixed(2)} ms; CPU/recall main ${main.toFixed(2)} worker ${worker.toFixed(2)}; load ${readFileSync("/proc/loadavg", "utf8").split(" ")[0]}`,
 );
@@ -61,4 +69,5 @@ if (process.env.ERR)
       .filter((l) => l.startsWith("HOOK"))
       .join("\n"),
   );
-rmSync(home, { recursive: true, force: true });
+if (process.env.KEEP) console.log(`kept ${home}`);
+else rmSync(home, { recursive: true, force: true });

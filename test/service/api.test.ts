@@ -419,6 +419,43 @@ describe("validation", () => {
     expect(((await res.json()) as { error: { code: string } }).error.code).toBe("payload_too_large");
   });
 
+  it("a body is read alike with a Content-Length (read whole) and streamed without one (read within the budget)", async () => {
+    const text = "Streamed bodies and declared ones are read alike.";
+    const declared = await store(svc.apiKey, { text });
+    expect(declared.status).toBe(200);
+    const parts = ['{"text":', JSON.stringify(text), ', "meta": {"via": "chunks"}}'].map((p) => new TextEncoder().encode(p));
+    const streamed = await fetch(`${svc.baseURL}/v1/memory/retrieve`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${svc.apiKey}`, "content-type": "application/json" },
+      body: new ReadableStream<Uint8Array>({
+        pull(controller) {
+          const next = parts.shift();
+          if (next) controller.enqueue(next);
+          else controller.close();
+        },
+      }),
+      duplex: "half",
+    } as RequestInit);
+    // a retrieve's body has no `text`: the streamed body was read and parsed, then validated (422), not cut or lost
+    expect(streamed.status).toBe(422);
+    const asked = await fetch(`${svc.baseURL}/v1/memory/retrieve`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${svc.apiKey}`, "content-type": "application/json" },
+      body: new ReadableStream<Uint8Array>({
+        start(controller) {
+          controller.enqueue(new TextEncoder().encode('{"query": "How are streamed bodies '));
+          controller.enqueue(new TextEncoder().encode('read?", "top_k": 3, "min_score": 0}'));
+          controller.close();
+        },
+      }),
+      duplex: "half",
+    } as RequestInit);
+    expect(asked.status).toBe(200);
+    expect(((await asked.json()) as { memories: { id: number }[] }).memories.map((m) => m.id)).toContain(
+      (declared.json as { memory_id: number }).memory_id,
+    );
+  });
+
   it("an Idempotency-Key header over 255 characters is 422", async () => {
     const error = expectError(
       await store(svc.apiKey, { text: "Idempotency keys have a length limit." }, { "idempotency-key": "k".repeat(256) }),

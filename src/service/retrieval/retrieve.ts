@@ -66,34 +66,40 @@ export async function rankCandidates(
   nowMs: number,
 ): Promise<RankedQuery | null> {
   const { store, indexes, embedder } = deps;
-  const floats = (ids: readonly number[]) => store.vectorsOf(workspaceId, ids);
-  const [[query], index, lexical] = await Promise.all([
+  const [[query], index, { lexical, lexicalRead }] = await Promise.all([
     embedder.embed([queryText], "query"),
     indexes.refreshShared(workspaceId, storeSource(store, workspaceId)),
     // SQLite's lexical statement runs synchronously on this thread: after the turn in which the model worker is handed
     // the query (models/batching.ts posts it from a setImmediate queued before this one), so the two run side by side.
-    new Promise<void>((resolve) => setImmediate(resolve)).then(() =>
-      store.searchText(workspaceId, searchTerms(queryText), FUSION.lexicalDepth),
-    ),
+    new Promise<void>((resolve) => setImmediate(resolve)).then(async () => {
+      const lexical = await store.searchText(workspaceId, searchTerms(queryText), FUSION.lexicalDepth);
+      const lexicalRead = await readRowsOf(deps, workspaceId, lexical.map((m) => m.id));
+      // The lexical evidence as the memory's own words give it (it needs no vector): a query word found only inside a
+      // longer word weighs little, and a memory below the floor stays out unless its whole words carry weight
+      // (./lexical-evidence in ./fusion.ts).
+      const evidence = new Map<number, LexicalEvidence>();
+      for (const match of lexical) {
+        const record = lexicalRead.records.get(match.id);
+        if (record) evidence.set(match.id, lexicalEvidence(match, record.text));
+      }
+      return { lexical, lexicalRead: { ...lexicalRead, evidence } };
+    }),
   ]);
   const floor = relevanceFloorFor(embedder.id);
-  // The lexical channel's float rows are read with the dense channel's, and the records of both with them, in one
-  // statement (on PostgreSQL a round trip each fewer after the embedding): the dense re-score sees only the rows it
-  // asked for, the lexical cosines and the answer's records come from the same read.
-  const read = new Map<number, VectorRecord>();
-  const readRecords = new Map<number, MemoryRecord>();
-  let prefetched = false;
+  // The lexical channel's float rows and records were read beside the model: after it, only the dense channel's
+  // other memories are, their float rows and records in one read (on PostgreSQL one round trip after the embedding);
+  // the dense re-score sees only the rows it asked for, the lexical cosines only theirs.
+  const read = lexicalRead.floats;
+  const laterRecords = new Map<number, MemoryRecord>();
   const denseFloats = async (ids: readonly number[]) => {
-    const asked = new Set(ids);
-    const rows = await store.memoriesWithVectors(workspaceId, [...ids, ...lexical.map((m) => m.id).filter((id) => !asked.has(id))]);
-    prefetched = true;
-    for (const { record, vector } of rows) {
+    const others = ids.filter((id) => !lexicalRead.ids.has(id));
+    for (const { record, vector } of others.length > 0 ? await store.memoriesWithVectors(workspaceId, others) : []) {
       read.set(vector.id, vector);
-      readRecords.set(record.id, record);
+      laterRecords.set(record.id, record);
     }
-    return rows.flatMap(({ vector }) => (asked.has(vector.id) ? [vector] : []));
+    return ids.flatMap((id) => read.get(id) ?? []);
   };
-  const lexicalFloats = (ids: readonly number[]) => (prefetched ? Promise.resolve(ids.flatMap((id) => read.get(id) ?? [])) : floats(ids));
+  const lexicalFloats = async (ids: readonly number[]) => ids.flatMap((id) => read.get(id) ?? []);
   // The dense channel: the nearest memories at or above the relevance floor.
   const dense = await index.search(query!, floor, FUSION.denseDepth, denseFloats);
   if (dense.length === 0) return null;
@@ -105,16 +111,15 @@ export async function rankCandidates(
     lexicalFloats,
   );
   const cosines = new Map([...dense, ...lexicalOnly].map((m) => [m.id, m.cosine]));
-  const ids = [...cosines.keys()];
-  const stored = prefetched ? ids.flatMap((id) => readRecords.get(id) ?? []) : await store.getMemories(workspaceId, ids);
-  const found = deps.reads.withPendingReads(workspaceId, stored);
-  const records = new Map(found.map((r) => [r.id, r]));
-  // The lexical evidence as the memory's own words give it: a query word found only inside a longer word weighs little,
-  // and a memory below the floor stays out unless its whole words carry weight (./lexical-evidence in ./fusion.ts).
+  const later = [...cosines.keys()].filter((id) => !lexicalRead.ids.has(id));
+  const unread = later.filter((id) => !laterRecords.has(id));
+  const laterFound = [...later.flatMap((id) => laterRecords.get(id) ?? []), ...(unread.length > 0 ? await store.getMemories(workspaceId, unread) : [])];
+  const records = lexicalRead.records;
+  for (const r of deps.reads.withPendingReads(workspaceId, laterFound)) records.set(r.id, r);
   const evidence = new Map<number, LexicalEvidence>();
   for (const match of lexical) {
-    const record = records.get(match.id);
-    if (record && cosines.has(match.id)) evidence.set(match.id, lexicalEvidence(match, record.text));
+    const e = lexicalRead.evidence.get(match.id);
+    if (e && cosines.has(match.id)) evidence.set(match.id, e);
   }
   for (const [id, cosine] of cosines) {
     if (cosine < floor && !(evidence.get(id)?.carriesWeight ?? false)) cosines.delete(id);
@@ -165,6 +170,23 @@ export async function rankCandidates(
   }
   candidates.sort((a, b) => b.within - a.within || b.cosine - a.cosine);
   return { bestCosine, bestWordShare: queryWeight > 0 ? bestWords / queryWeight : 0, bestGap: bestCosine - tenth, candidates };
+}
+
+/**
+ * The float rows and records of `ids` (the lexical channel's, read while the model embeds the query), the records with
+ * the reads not yet written laid over them now, as they are read (bookkeeping.ts may write and clear them meanwhile).
+ */
+async function readRowsOf(
+  deps: Pick<RetrieveDeps, "store" | "reads">,
+  workspaceId: number,
+  ids: readonly number[],
+): Promise<{ ids: ReadonlySet<number>; floats: Map<number, VectorRecord>; records: Map<number, MemoryRecord> }> {
+  const rows = ids.length > 0 ? await deps.store.memoriesWithVectors(workspaceId, ids) : [];
+  return {
+    ids: new Set(ids),
+    floats: new Map(rows.map(({ vector }) => [vector.id, vector])),
+    records: new Map(deps.reads.withPendingReads(workspaceId, rows.map(({ record }) => record)).map((r) => [r.id, r])),
+  };
 }
 
 /**

@@ -57,6 +57,12 @@ import { newSnapshotGeneration } from "../vector-snapshots.js";
 
 type Db = BetterSqlite3.Database;
 
+/**
+ * vectorsOf reads at most this many ids' vectors as one concatenated buffer (a retrieve asks ~60-100); longer lists (an
+ * index load's rows without codes, the dashboard's duplicate pairs) row by row, so no read builds one huge value.
+ */
+const JOINED_VECTORS_MAX_IDS = 512;
+
 /** How long a writer waits for another process's transaction before SQLite reports busy. */
 const BUSY_TIMEOUT_MS = 15_000;
 
@@ -633,7 +639,22 @@ export function openSqliteStore(path: string): MemoryStore {
     readProbe: db.prepare("SELECT at FROM probe WHERE id = 1"),
     // Id lists travel as one JSON array parameter, so each statement is prepared once. `+workspace_id` keeps the
     // planner on the primary key (the (workspace_id, rev) index would scan the whole workspace).
-    getMemories: db.prepare(`SELECT ${MEMORY_COLUMNS} FROM memories WHERE +workspace_id = ? AND id IN (SELECT value FROM json_each(?))`),
+    // Rows as arrays (MEMORY_COLUMNS' order): a retrieve reads tens of candidates' records, and the driver builds an
+    // array per row in about half the time of an object with named properties (test/bench/README.md, sqlrecall).
+    memoryRowsOf: db
+      .prepare(`SELECT ${MEMORY_COLUMNS} FROM memories WHERE +workspace_id = ? AND id IN (SELECT value FROM json_each(?))`)
+      .raw(),
+    // Float rows of a few memories as one row: the ids, revs, models and byte lengths as JSON arrays and the vectors
+    // concatenated in the same order (every aggregate of one group sees its rows in one order), so the driver copies one
+    // buffer instead of one per row (test/bench/README.md, sqlrecall).
+    vectorsOfJoined: db
+      .prepare(
+        "SELECT json_group_array(m.id), json_group_array(m.rev), json_group_array(m.embedder_id), " +
+          "json_group_array(coalesce(length(v.vector), 0)), CAST(group_concat(v.vector, '') AS BLOB) " +
+          "FROM memories m JOIN memory_vectors v ON v.memory_id = m.id " +
+          "WHERE +m.workspace_id = ? AND m.id IN (SELECT value FROM json_each(?))",
+      )
+      .raw(),
     touchMemories: db.prepare(
       "UPDATE memories SET access_count = access_count + 1, last_accessed_at = ? " +
         "WHERE +workspace_id = ? AND id IN (SELECT value FROM json_each(?))",
@@ -775,14 +796,87 @@ export function openSqliteStore(path: string): MemoryStore {
 
   function vectorsOf(workspaceId: number, ids: readonly number[]): VectorRecord[] {
     if (ids.length === 0) return [];
+    if (ids.length <= JOINED_VECTORS_MAX_IDS) return joinedVectorsOf(workspaceId, ids);
     const rows = q.vectorsOf.all(workspaceId, JSON.stringify(ids)) as [id: number, rev: number, embedder_id: string, vector: Buffer][];
     return rows.map(([id, rev, embedder_id, vector]) => ({ id, rev, embedder_id, vector: bytesToVector(vector, { own: true }) }));
+  }
+
+  /** vectorsOf in one row (a retrieve's re-score): each vector a view into the one buffer read. */
+  function joinedVectorsOf(workspaceId: number, ids: readonly number[]): VectorRecord[] {
+    const [idsJson, revsJson, embeddersJson, lengthsJson, blob] = q.vectorsOfJoined.get(workspaceId, JSON.stringify(ids)) as [
+      string,
+      string,
+      string,
+      string,
+      Buffer | null,
+    ];
+    const found = JSON.parse(idsJson) as number[];
+    if (found.length === 0 || blob === null) return [];
+    const revs = JSON.parse(revsJson) as number[];
+    const embedders = JSON.parse(embeddersJson) as string[];
+    const lengths = JSON.parse(lengthsJson) as number[];
+    const records: VectorRecord[] = new Array(found.length);
+    let at = 0;
+    for (let i = 0; i < found.length; i++) {
+      const size = lengths[i]!;
+      records[i] = { id: found[i]!, rev: revs[i]!, embedder_id: embedders[i]!, vector: floatsAt(blob, at, size) };
+      at += size;
+    }
+    return records;
+  }
+
+  /**
+   * Each word's postings and the workspace's size, in one read transaction: one snapshot (and one set of file locks)
+   * for the five or so statements instead of one each. One MATCH per word, each stopping at the cap (one query over all
+   * words would read every posting).
+   */
+  const readPostings = db.transaction((workspaceId: number, terms: readonly string[]) => ({
+    postings: terms.map((term) => ({
+      term,
+      ids: q.postings.all(`workspace : ${workspaceToken(workspaceId)} AND text : "${term}"`, POSTINGS_PER_TERM) as number[],
+    })),
+    total: q.workspaceSize.get(workspaceId) as number,
+  }));
+
+  /** `size` bytes of `blob` from `at` as floats (whole floats only, as a row's own buffer gives): a view when aligned. */
+  function floatsAt(blob: Buffer, at: number, size: number): Float32Array {
+    const count = Math.floor(size / 4);
+    const offset = blob.byteOffset + at;
+    if (offset % 4 === 0) return new Float32Array(blob.buffer, offset, count);
+    return new Float32Array(blob.buffer.slice(offset, offset + 4 * count));
+  }
+
+  /** The records of `ids` (unknown ids skipped), read as arrays in MEMORY_COLUMNS' order. */
+  function memoriesOf(workspaceId: number, ids: readonly number[]): MemoryRecord[] {
+    if (ids.length === 0) return [];
+    const rows = q.memoryRowsOf.all(workspaceId, JSON.stringify(ids)) as unknown[][];
+    const records: MemoryRecord[] = new Array(rows.length);
+    for (let i = 0; i < rows.length; i++) {
+      const r = rows[i]!;
+      records[i] = {
+        id: r[0] as number,
+        workspace_id: r[1] as number,
+        text: r[2] as string,
+        meta: JSON.parse(r[3] as string) as Record<string, unknown>,
+        embedder_id: r[4] as string,
+        importance: r[5] as number,
+        temporal_type: r[6] as MemoryRecord["temporal_type"],
+        valid_until: r[7] as number | null,
+        categories: JSON.parse(r[8] as string) as string[],
+        created_at: r[9] as number,
+        updated_at: r[10] as number,
+        last_accessed_at: r[11] as number | null,
+        access_count: r[12] as number,
+        rev: r[13] as number,
+      };
+    }
+    return records;
   }
 
   /** The float rows and the records of `ids`: SQLite has no round trip to save, so its two reads, one after the other. */
   function memoriesWithVectors(workspaceId: number, ids: readonly number[]): MemoryWithVector[] {
     if (ids.length === 0) return [];
-    const records = new Map((q.getMemories.all(workspaceId, JSON.stringify(ids)) as MemoryRow[]).map((r) => [r.id, toMemory(r)]));
+    const records = new Map(memoriesOf(workspaceId, ids).map((r) => [r.id, r]));
     return vectorsOf(workspaceId, ids).flatMap((vector) => {
       const record = records.get(vector.id);
       return record ? [{ record, vector }] : [];
@@ -1002,17 +1096,12 @@ export function openSqliteStore(path: string): MemoryStore {
     async searchText(workspaceId, terms, limit) {
       const matchable = sqliteMatchableTerms(terms);
       if (matchable.length === 0 || limit <= 0) return [];
-      // one MATCH per word, each stopping at the cap (one query over all words would read every posting)
-      const postings = matchable.map((term) => ({
-        term,
-        ids: q.postings.all(`workspace : ${workspaceToken(workspaceId)} AND text : "${term}"`, POSTINGS_PER_TERM) as number[],
-      }));
-      return rankPostings(postings, q.workspaceSize.get(workspaceId) as number, limit);
+      const { postings, total } = readPostings(workspaceId, matchable);
+      return rankPostings(postings, total, limit);
     },
     recentWorkspaces: async (limit) => q.recentWorkspaces.all(limit) as number[],
     async getMemories(workspaceId, ids) {
-      if (ids.length === 0) return [];
-      return (q.getMemories.all(workspaceId, JSON.stringify(ids)) as MemoryRow[]).map(toMemory);
+      return memoriesOf(workspaceId, ids);
     },
     async listMemories(workspaceId) {
       return (q.listMemories.all(workspaceId) as MemoryRow[]).map(toMemory);
