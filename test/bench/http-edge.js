@@ -37,21 +37,45 @@ if (process.argv[4] === "server") {
   process.stdout.write(`URL ${s.url}\n`);
 } else {
   const { spawn } = await import("node:child_process");
-  const child = spawn(process.execPath, [new URL(import.meta.url).pathname, dir, String(N), "server"], { stdio: ["ignore", "pipe", "ignore"] });
-  const url = await new Promise((r) => child.stdout.on("data", (d) => { const m = /URL (\S+)/.exec(String(d)); if (m) r(m[1]); }));
+  const child = spawn(process.execPath, [new URL(import.meta.url).pathname, dir, String(N), "server"], {
+    stdio: ["ignore", "pipe", "ignore"],
+  });
+  const url = await new Promise((r) =>
+    child.stdout.on("data", (d) => {
+      const m = /URL (\S+)/.exec(String(d));
+      if (m) r(m[1]);
+    }),
+  );
   const http = await import("node:http");
   const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
   const body = JSON.stringify({ query: "Who owns the billing service for team 123?", top_k: 5 });
-  const one = () => new Promise((resolve, reject) => {
-    const req = http.request(url + "/v1/memory/retrieve", { method: "POST", agent, headers: { authorization: "Bearer svc_ws_test", "content-type": "application/json", "content-length": Buffer.byteLength(body) } }, (res) => { let n = 0; res.on("data", (d) => (n += d.length)); res.on("end", () => (res.statusCode === 200 ? resolve(n) : reject(new Error(String(res.statusCode))))); });
-    req.on("error", reject); req.end(body);
-  });
+  const one = () =>
+    new Promise((resolve, reject) => {
+      const req = http.request(
+        url + "/v1/memory/retrieve",
+        {
+          method: "POST",
+          agent,
+          headers: { authorization: "Bearer svc_ws_test", "content-type": "application/json", "content-length": Buffer.byteLength(body) },
+        },
+        (res) => {
+          let n = 0;
+          res.on("data", (d) => (n += d.length));
+          res.on("end", () => (res.statusCode === 200 ? resolve(n) : reject(new Error(String(res.statusCode)))));
+        },
+      );
+      req.on("error", reject);
+      req.end(body);
+    });
   const sched = () => Number(readFileSync(`/proc/${child.pid}/task/${child.pid}/schedstat`, "utf8").split(" ")[0]) / 1e6;
   for (let i = 0; i < 500; i++) await one();
-  const c0 = sched(), t0 = performance.now();
+  const c0 = sched(),
+    t0 = performance.now();
   for (let i = 0; i < N; i++) await one();
   const per = (sched() - c0) / N;
-  console.log(`${dir}: server main-thread CPU per request ${per.toFixed(3)} ms; wall per request ${((performance.now() - t0) / N).toFixed(3)} ms; load ${readFileSync("/proc/loadavg", "utf8").split(" ")[0]}`);
+  console.log(
+    `${dir}: server main-thread CPU per request ${per.toFixed(3)} ms; wall per request ${((performance.now() - t0) / N).toFixed(3)} ms; load ${readFileSync("/proc/loadavg", "utf8").split(" ")[0]}`,
+  );
   child.kill();
   process.exit(0);
 }

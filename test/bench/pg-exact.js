@@ -24,7 +24,18 @@ const ws = (await store.insertWorkspace({ name: "exact", plan: "free", billing_c
 for (let b = 0; b < N; b += 500) {
   await store.writeInWorkspace(ws, async (tx) => {
     for (let i = b; i < Math.min(N, b + 500); i++)
-      await tx.insertMemory({ workspace_id: ws, text: pool[i], meta: {}, vector: vectorOf(i), embedder_id: "minilm-l6/1", importance: 5, temporal_type: "persistent", valid_until: null, categories: [], created_at: Date.UTC(2026, 0, 1) + i * 1000 });
+      await tx.insertMemory({
+        workspace_id: ws,
+        text: pool[i],
+        meta: {},
+        vector: vectorOf(i),
+        embedder_id: "minilm-l6/1",
+        importance: 5,
+        temporal_type: "persistent",
+        valid_until: null,
+        categories: [],
+        created_at: Date.UTC(2026, 0, 1) + i * 1000,
+      });
   });
 }
 // round trips: every statement the store's pool sends
@@ -49,7 +60,13 @@ for (const dir of process.env.REVERSE ? [after, before] : [before, after]) {
   const { VectorIndexes } = await import(join(dir, "dist/service/retrieval/vector-index.js"));
   const byText = new Map(queries.map((q) => [q.text, q.vector]));
   const embedder = { id: "minilm-l6/1", dimensions: D, dedupThreshold: 0.9, embed: async (texts) => texts.map((t) => byText.get(t)) };
-  const deps = { store, indexes: new VectorIndexes(D, embedder.id), embedder, now, reads: { recordRead: async () => {}, withPendingReads: (_, r) => r } };
+  const deps = {
+    store,
+    indexes: new VectorIndexes(D, embedder.id),
+    embedder,
+    now,
+    reads: { recordRead: async () => {}, withPendingReads: (_, r) => r },
+  };
   await retrieveMemories(deps, ws, { query: queries[0].text, top_k: 10, min_score: 0 }, { countAsRecall: false }); // index load
   statements = 0;
   const c0 = process.cpuUsage();
@@ -59,7 +76,9 @@ for (const dir of process.env.REVERSE ? [after, before] : [before, after]) {
     answers[dir].push(r.memories.map((m) => [m.id, m.score, m.similarity]));
   }
   const c = process.cpuUsage(c0);
-  console.log(`${dir}: ${(statements / Q).toFixed(2)} statements per retrieve; this process's CPU ${((c.user + c.system) / 1000 / Q).toFixed(2)} ms per retrieve (load ${readFileSync("/proc/loadavg", "utf8").split(" ")[0]})`);
+  console.log(
+    `${dir}: ${(statements / Q).toFixed(2)} statements per retrieve; this process's CPU ${((c.user + c.system) / 1000 / Q).toFixed(2)} ms per retrieve (load ${readFileSync("/proc/loadavg", "utf8").split(" ")[0]})`,
+  );
 }
 const a = answers[before];
 const b = answers[after];

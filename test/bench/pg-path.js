@@ -47,7 +47,10 @@ const env = {
 const bin = join(dir, "bin/brain-mcp.js");
 // PROFILE=dir: serve runs with --cpu-prof into dir
 const nodeArgs = process.env.PROFILE ? ["--cpu-prof", "--cpu-prof-dir", process.env.PROFILE] : [];
-const child = spawn(process.execPath, [...nodeArgs, bin, "serve", "--port", "0", "--database-url", pg.url], { env, stdio: ["ignore", "pipe", "pipe"] });
+const child = spawn(process.execPath, [...nodeArgs, bin, "serve", "--port", "0", "--database-url", pg.url], {
+  env,
+  stdio: ["ignore", "pipe", "pipe"],
+});
 let out = "";
 child.stdout.on("data", (d) => (out += d));
 child.stderr.on("data", (d) => (out += d));
@@ -159,7 +162,9 @@ console.log(
 );
 console.log(`  load ${load()}`);
 const { createHash } = await import("node:crypto");
-console.log(`  answers: ${answers.length} retrieves, digest of their texts and similarities in order ${createHash("sha256").update(JSON.stringify(answers)).digest("hex").slice(0, 16)}`);
+console.log(
+  `  answers: ${answers.length} retrieves, digest of their texts and similarities in order ${createHash("sha256").update(JSON.stringify(answers)).digest("hex").slice(0, 16)}`,
+);
 child.kill("SIGINT");
 await new Promise((r) => child.once("exit", r));
 pg.stop?.();

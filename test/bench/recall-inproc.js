@@ -25,14 +25,35 @@ const Q = 300;
 const queries = Array.from({ length: Q }, (_, i) => workloadQuery(i));
 const vecs = new Map();
 for (const q of queries) vecs.set(q, (await real.embed([q], "query"))[0]);
-let mark = null, markT = 0, modelMs = Number(process.env.MODEL_MS ?? 0);
-const embedder = { id: real.id, dimensions: real.dimensions, embed: async (texts) => {
-  if (modelMs > 0) { const until = performance.now() + modelMs; await new Promise((r) => setTimeout(r, modelMs)); while (performance.now() < until); }
-  mark = process.cpuUsage(); markT = performance.now();
-  return texts.map((t) => vecs.get(t)); } };
+let mark = null,
+  markT = 0,
+  modelMs = Number(process.env.MODEL_MS ?? 0);
+const embedder = {
+  id: real.id,
+  dimensions: real.dimensions,
+  embed: async (texts) => {
+    if (modelMs > 0) {
+      const until = performance.now() + modelMs;
+      await new Promise((r) => setTimeout(r, modelMs));
+      while (performance.now() < until);
+    }
+    mark = process.cpuUsage();
+    markT = performance.now();
+    return texts.map((t) => vecs.get(t));
+  },
+};
 const store = openSqliteStore(db);
 const timers = {};
-for (const m of ["searchText", "vectorsOf", "getMemories", "vectorsSince", "readVectorSnapshot", "findKeyByHash", "takeRateToken", "maxRev"]) {
+for (const m of [
+  "searchText",
+  "vectorsOf",
+  "getMemories",
+  "vectorsSince",
+  "readVectorSnapshot",
+  "findKeyByHash",
+  "takeRateToken",
+  "maxRev",
+]) {
   if (typeof store[m] !== "function") continue;
   const f = store[m].bind(store);
   timers[m] = { n: 0, cpu: 0 };
@@ -55,7 +76,9 @@ for (let i = 0; i < 30; i++) await retrieveMemories(deps, ws, { query: queries[i
 for (const k in timers) timers[k] = { n: 0, cpu: 0 };
 const c0 = process.cpuUsage();
 const t0 = performance.now();
-const per = [], post = [], postWall = [];
+const per = [],
+  post = [],
+  postWall = [];
 for (let r = 0; r < Number(rounds); r++)
   for (const q of queries) {
     const c = process.cpuUsage();
@@ -72,7 +95,10 @@ const n = Number(rounds) * Q;
 per.sort((a, b) => a - b);
 console.log(
   `${dir}: after the vector: CPU mean ${(post.reduce((a, b) => a + b, 0) / post.length).toFixed(3)} ms, wall p50 ${postWall.sort((a, b) => a - b)[postWall.length >> 1].toFixed(3)} ms; CPU per retrieve mean ${((cpu.user + cpu.system) / 1000 / n).toFixed(3)} ms, p50 ${per[n >> 1].toFixed(3)}; wall mean ${((performance.now() - t0) / n).toFixed(3)} ms; ` +
-    Object.entries(timers).filter(([, v]) => v.n).map(([k, v]) => `${k} ${(v.cpu / 1000 / n).toFixed(3)} (${(v.n / n).toFixed(1)}/q)`).join(", ") +
+    Object.entries(timers)
+      .filter(([, v]) => v.n)
+      .map(([k, v]) => `${k} ${(v.cpu / 1000 / n).toFixed(3)} (${(v.n / n).toFixed(1)}/q)`)
+      .join(", ") +
     `; load ${(await import("node:fs")).readFileSync("/proc/loadavg", "utf8").split(" ")[0]}`,
 );
 if (out) {

@@ -42,7 +42,9 @@ for (let i = 0; i < 30; i++) await brain.memory.retrieve(query(i), { topK: 5 });
 const N = Number(process.env.N ?? 300);
 const ms = [];
 // STRACE=FILE: the timed recalls' syscalls of every serve thread, counted (strace -f -c), into FILE.
-const tracer = process.env.STRACE ? spawn("strace", ["-f", "-c", "-o", process.env.STRACE, "-p", String(child.pid)], { stdio: "ignore" }) : null;
+const tracer = process.env.STRACE
+  ? spawn("strace", ["-f", "-c", "-o", process.env.STRACE, "-p", String(child.pid)], { stdio: "ignore" })
+  : null;
 if (tracer) await new Promise((r) => setTimeout(r, 1000));
 const before = threadCpu(child.pid);
 for (let i = 0; i < N; i++) {

@@ -32,23 +32,25 @@ it("counts written while the model embeds show once in the answer, as in the sto
           ["grandma lives in sweden", [1, 0, 0]],
           ["the pottery class is on friday", [0, 1, 0]],
         ] as const
-      ).map(async ([text, v]) =>
-        (
-          await tx.insertMemory({
-            workspace_id: ws,
-            text,
-            meta: {},
-            vector: Float32Array.from(v),
-            embedder_id: "test-emb",
-            importance: 5,
-            temporal_type: "persistent",
-            valid_until: null,
-            categories: [],
-            created_at: T0,
-          })
-        ).id,
+      ).map(
+        async ([text, v]) =>
+          (
+            await tx.insertMemory({
+              workspace_id: ws,
+              text,
+              meta: {},
+              vector: Float32Array.from(v),
+              embedder_id: "test-emb",
+              importance: 5,
+              temporal_type: "persistent",
+              valid_until: null,
+              categories: [],
+              created_at: T0,
+            })
+          ).id,
+      ),
     ),
-  ));
+  );
   let release: () => void = () => {};
   let hold = false;
   const embedder = {

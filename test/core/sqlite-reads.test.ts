@@ -39,7 +39,10 @@ beforeAll(async () => {
   // Damaged rows, as an old or broken file may hold them: a vector of 3 bytes (not whole floats) and one of 6.
   const db = new (loadDriver())(path);
   db.prepare("UPDATE memory_vectors SET vector = ? WHERE memory_id = ?").run(Buffer.from([1, 2, 3]), ids[10]);
-  db.prepare("UPDATE memory_vectors SET vector = ? WHERE memory_id = ?").run(Buffer.from(new Float32Array([1.5, 2]).buffer).subarray(0, 6), ids[11]);
+  db.prepare("UPDATE memory_vectors SET vector = ? WHERE memory_id = ?").run(
+    Buffer.from(new Float32Array([1.5, 2]).buffer).subarray(0, 6),
+    ids[11],
+  );
   db.close();
 });
 

@@ -248,7 +248,9 @@ const outOfFoldCache = new Map<number, number[][]>();
 // rules or the calibration search is measured again in seconds (the folds' logistic fits are what take minutes).
 const outOfFold = (l2: number) => {
   if (!outOfFoldCache.has(l2)) {
-    const key = createHash("sha1").update(JSON.stringify([catExamples.map((e) => [e.text, e.domain, e.topics]), l2])).digest("hex");
+    const key = createHash("sha1")
+      .update(JSON.stringify([catExamples.map((e) => [e.text, e.domain, e.topics]), l2]))
+      .digest("hex");
     const file = process.env.TRAIN_CACHE ? `${process.env.TRAIN_CACHE}/oof-${key}.json` : "";
     if (file && existsSync(file)) outOfFoldCache.set(l2, JSON.parse(readFileSync(file, "utf8")) as number[][]);
     else {

@@ -80,7 +80,8 @@ export function jsonBody(maxBytes: number = BODY_MAX_BYTES): MiddlewareHandler<E
     // thread under a fleet, but a store once waited for a body already taken (408 after 20 s in a CI run). With a
     // declared length (within the budget: Node's parser delivers no more), read whole through node-server's own
     // direct read, which builds no web Request or stream; a body without one (chunked) is streamed with the budget.
-    const bytes = declared !== undefined && DECIMAL.test(declared) ? await readWhole(c.req.raw) : await readLimited(c.req.raw.body, maxBytes);
+    const bytes =
+      declared !== undefined && DECIMAL.test(declared) ? await readWhole(c.req.raw) : await readLimited(c.req.raw.body, maxBytes);
     // Bounded before parsing, so no later walk over the value (validation, logging) can exhaust the stack.
     if (jsonNestingDepth(bytes) > BODY_MAX_DEPTH) {
       throw serviceError("invalid_request", `The request body is nested more than ${BODY_MAX_DEPTH} levels deep.`);

@@ -73,7 +73,11 @@ export async function rankCandidates(
     // the query (models/batching.ts posts it from a setImmediate queued before this one), so the two run side by side.
     new Promise<void>((resolve) => setImmediate(resolve)).then(async () => {
       const lexical = await store.searchText(workspaceId, searchTerms(queryText), FUSION.lexicalDepth);
-      const lexicalRead = await readRowsOf(deps, workspaceId, lexical.map((m) => m.id));
+      const lexicalRead = await readRowsOf(
+        deps,
+        workspaceId,
+        lexical.map((m) => m.id),
+      );
       // The lexical evidence as the memory's own words give it (it needs no vector): a query word found only inside a
       // longer word weighs little, and a memory below the floor stays out unless its whole words carry weight
       // (./lexical-evidence in ./fusion.ts).
@@ -113,7 +117,10 @@ export async function rankCandidates(
   const cosines = new Map([...dense, ...lexicalOnly].map((m) => [m.id, m.cosine]));
   const later = [...cosines.keys()].filter((id) => !lexicalRead.ids.has(id));
   const unread = later.filter((id) => !laterRecords.has(id));
-  const laterFound = [...later.flatMap((id) => laterRecords.get(id) ?? []), ...(unread.length > 0 ? await store.getMemories(workspaceId, unread) : [])];
+  const laterFound = [
+    ...later.flatMap((id) => laterRecords.get(id) ?? []),
+    ...(unread.length > 0 ? await store.getMemories(workspaceId, unread) : []),
+  ];
   const records = lexicalRead.records;
   for (const r of deps.reads.withPendingReads(workspaceId, laterFound)) records.set(r.id, r);
   const evidence = new Map<number, LexicalEvidence>();
@@ -185,7 +192,14 @@ async function readRowsOf(
   return {
     ids: new Set(ids),
     floats: new Map(rows.map(({ vector }) => [vector.id, vector])),
-    records: new Map(deps.reads.withPendingReads(workspaceId, rows.map(({ record }) => record)).map((r) => [r.id, r])),
+    records: new Map(
+      deps.reads
+        .withPendingReads(
+          workspaceId,
+          rows.map(({ record }) => record),
+        )
+        .map((r) => [r.id, r]),
+    ),
   };
 }
 

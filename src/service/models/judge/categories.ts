@@ -85,7 +85,10 @@ export const TOPIC_LEXICON: Record<Topic, Lexicon> = {
       2,
     ],
     // Words as often said of a process, a tool preference or a server as of code itself.
-    [/\b(?:(?<!(?:dress|zip|postal|post|promo|discount|coupon|qr|area|country|door|access|referral|voucher) )code(?![ -]?names?)|library|framework|api|tests?|build|commit|branch|merge|tabs|spaces|module|package|cli|json|yaml|rest)\b/i, 1.5],
+    [
+      /\b(?:(?<!(?:dress|zip|postal|post|promo|discount|coupon|qr|area|country|door|access|referral|voucher) )code(?![ -]?names?)|library|framework|api|tests?|build|commit|branch|merge|tabs|spaces|module|package|cli|json|yaml|rest)\b/i,
+      1.5,
+    ],
     [/\b(?:built with|written in|flutter|django|rails|fastapi|spring boot|laravel|next\.js|svelte|tokio|lodash|kotlin)\b/i, 2],
   ],
   security: [
@@ -417,7 +420,11 @@ export function titledTopics(text: string): ReadonlySet<Topic> {
 let lastTitled: { text: string; topics: ReadonlySet<Topic> } = { text: "", topics: new Set() };
 function findTitledTopics(text: string): Set<Topic> {
   const out = new Set<Topic>();
-  if (!/\b(?:head|vp|vice|director|chief|svp|evp|lead|manager|engineer|designer|owner|analyst|architect|specialist|consultant|rep|representative|executive|coordinator|officer|associate|intern|admin|administrator|developer|scientist|team|department|org|agency|agent|compan|firm|startup|provider|insurer|vendor|recruiter|partner|advis|planner|instructor|nurse|assistant|operations|ops|job|role|position|opening|hire|candidate|interview)/i.test(text))
+  if (
+    !/\b(?:head|vp|vice|director|chief|svp|evp|lead|manager|engineer|designer|owner|analyst|architect|specialist|consultant|rep|representative|executive|coordinator|officer|associate|intern|admin|administrator|developer|scientist|team|department|org|agency|agent|compan|firm|startup|provider|insurer|vendor|recruiter|partner|advis|planner|instructor|nurse|assistant|operations|ops|job|role|position|opening|hire|candidate|interview)/i.test(
+      text,
+    )
+  )
     return out;
   const titled: Topic[] = [];
   for (const m of text.matchAll(TITLE)) {
