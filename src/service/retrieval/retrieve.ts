@@ -66,13 +66,14 @@ export async function rankCandidates(
   nowMs: number,
 ): Promise<RankedQuery | null> {
   const { store, indexes, embedder } = deps;
+  const terms = searchTerms(queryText);
   const [[query], index, { lexical, lexicalRead }] = await Promise.all([
     embedder.embed([queryText], "query"),
     indexes.refreshShared(workspaceId, storeSource(store, workspaceId)),
     // SQLite's lexical statement runs synchronously on this thread: after the turn in which the model worker is handed
     // the query (models/batching.ts posts it from a setImmediate queued before this one), so the two run side by side.
     new Promise<void>((resolve) => setImmediate(resolve)).then(async () => {
-      const lexical = await store.searchText(workspaceId, searchTerms(queryText), FUSION.lexicalDepth);
+      const lexical = await store.searchText(workspaceId, terms, FUSION.lexicalDepth);
       const lexicalRead = await readRowsOf(
         deps,
         workspaceId,
@@ -140,7 +141,7 @@ export async function rankCandidates(
     const counts = new Map<string, number>();
     const found = new Map(lexical.map((m) => [m.id, m.terms]));
     for (const m of lexical) for (const [term, n] of Object.entries(m.terms)) if (!counts.has(term)) counts.set(term, n);
-    const inflected = inflectedScorer(searchTerms(queryText), counts, lexical[0]!.total);
+    const inflected = inflectedScorer(terms, counts, lexical[0]!.total);
     for (const id of cosines.keys()) {
       const record = records.get(id);
       if (!record) continue;

@@ -42,6 +42,29 @@ export function toMemory(row: MemoryRow): MemoryRecord {
   };
 }
 
+/**
+ * toMemory of a row read as an array, its values in MEMORY_COLUMNS' order (./shared-sql.ts): a retrieve reads tens of
+ * candidates' records, and the SQLite driver builds an array per row in about half the time of an object.
+ */
+export function memoryFromColumns(r: readonly unknown[]): MemoryRecord {
+  return {
+    id: r[0] as number,
+    workspace_id: r[1] as number,
+    text: r[2] as string,
+    meta: JSON.parse(r[3] as string) as Record<string, unknown>,
+    embedder_id: r[4] as string,
+    importance: r[5] as number,
+    temporal_type: r[6] as MemoryRecord["temporal_type"],
+    valid_until: r[7] as number | null,
+    categories: JSON.parse(r[8] as string) as string[],
+    created_at: r[9] as number,
+    updated_at: r[10] as number,
+    last_accessed_at: r[11] as number | null,
+    access_count: r[12] as number,
+    rev: r[13] as number,
+  };
+}
+
 export function toWorkspace(row: WorkspaceRow): Workspace {
   return {
     id: row.id,

@@ -36,7 +36,7 @@ import {
   vectorToBytes,
   workspaceToken,
 } from "../shared-sql.js";
-import { likePrefix, toMemory, toWorkspace, type MemoryRow, type WorkspaceRow } from "../rows.js";
+import { likePrefix, memoryFromColumns, toMemory, toWorkspace, type MemoryRow, type WorkspaceRow } from "../rows.js";
 import { createTokenBuckets } from "../token-bucket.js";
 import { vectorCodes } from "../../retrieval/int8-kernel.js";
 import { SQLITE_WEBHOOKS_MIGRATION } from "../../webhooks/schema.js";
@@ -849,28 +849,7 @@ export function openSqliteStore(path: string): MemoryStore {
   /** The records of `ids` (unknown ids skipped), read as arrays in MEMORY_COLUMNS' order. */
   function memoriesOf(workspaceId: number, ids: readonly number[]): MemoryRecord[] {
     if (ids.length === 0) return [];
-    const rows = q.memoryRowsOf.all(workspaceId, JSON.stringify(ids)) as unknown[][];
-    const records: MemoryRecord[] = new Array(rows.length);
-    for (let i = 0; i < rows.length; i++) {
-      const r = rows[i]!;
-      records[i] = {
-        id: r[0] as number,
-        workspace_id: r[1] as number,
-        text: r[2] as string,
-        meta: JSON.parse(r[3] as string) as Record<string, unknown>,
-        embedder_id: r[4] as string,
-        importance: r[5] as number,
-        temporal_type: r[6] as MemoryRecord["temporal_type"],
-        valid_until: r[7] as number | null,
-        categories: JSON.parse(r[8] as string) as string[],
-        created_at: r[9] as number,
-        updated_at: r[10] as number,
-        last_accessed_at: r[11] as number | null,
-        access_count: r[12] as number,
-        rev: r[13] as number,
-      };
-    }
-    return records;
+    return (q.memoryRowsOf.all(workspaceId, JSON.stringify(ids)) as unknown[][]).map(memoryFromColumns);
   }
 
   /** The float rows and the records of `ids`: SQLite has no round trip to save, so its two reads, one after the other. */
