@@ -18,29 +18,34 @@ export const TOPIC_LEXICON: Record<Topic, Lexicon> = {
       2,
     ],
     [/\b(?:(?:i|he|she|they) (?:live|lives) in|based in|(?:is|am) the (?:cto|ceo|tech lead|manager|lead|owner|founder))\b/i, 2],
+    // Who a person is, said tersely ("I'm 34, left-handed", "Background: physics PhD", "ex-navy", "night shifts").
+    [
+      /\b(?:i'?m \d{2}\b|\d{2} years old|aged \d{2}|left-handed|right-handed|colou?rblind|night owl|early riser|background(?=:)|phd|ex-(?!wife|husband|partner)[a-z]+|stay-at-home|part-time|full-time|freelanc\w*|self-employed|retired|night shifts?|late shift|(?:i|she|he) runs? the \w+ team|native (?:\w+ )?speaker|fluent in)\b/i,
+      2,
+    ],
   ],
   relationship: [
     [
-      /\b(?:wife|husband|partner|girlfriend|boyfriend|son|daughter|kids?|children|mother|father|mom|dad|mum|parents?|brother|sister|sibling|friend|family|married|cousins?|niece|nephew|uncle|aunt|grand(?:mother|father|ma|pa|parents?|son|daughter|kids?|children)|step(?:mother|father|mom|dad|son|daughter|brother|sister)|(?:mother|father|brother|sister|son|daughter)-in-law|in-laws|roommates?|flatmates?|housemates?|neighbou?rs?|godson|goddaughter|fianc[eé]e?|spouse|twins?|ex-(?:wife|husband|partner)|reports to|manager is|(?:user's|my|his|her|their) manager|co-leads?|mentors?|mentee|go-to person|best friend|dog|cat)\b/i,
+      /\b(?:wife|husband|partner|girlfriend|boyfriend|son|daughter|kids?|children|mother|father|mom|dad|mum|parents?|brother|sister|sibling|friends?|mates|family(?!'s| (?:plan|home|house|place|history|recipes?|car|account|doctor|gp|room|name|business|tree|size|friendly|calendar|password|photos?))|married|together|cousins?|niece|nephew|uncle|aunt|grand(?:mother|father|ma|pa|parents?|son|daughter|kids?|children)|step(?:mother|father|mom|dad|son|daughter|brother|sister)|(?:mother|father|brother|sister|son|daughter)-in-law|in-laws|roommates?|flatmates?|housemates?|neighbou?rs?|godson|goddaughter|fianc[eé]e?|spouse|twins?|ex-(?:wife|husband|partner)|reports to|manager is|(?:user's|my|his|her|their) (?:line )?manager|counterpart|co-leads?|mentors?|mentee|go-to person|best friend|dog|cat)\b/i,
       2,
     ],
     [/\b(?:colleague|coworker|teammate|boss)\b/i, 1],
   ],
   project: [
     [
-      /\b(?:project|initiative|roadmap|milestone|epic|workstream|migration|rewrite|redesign|launch|mvp|v\d+(?:\.\d+)*|phase \d|beta|poc|proof of concept|codename|relaunch|rollout)\b/i,
+      /\b(?:project|initiative|roadmap|milestone|epic|workstream|migration|rewrite|redesign|launch|mvp|v\d+(?:\.\d+)*|phase \d|beta|poc|proof of concept|codename|relaunch|rollout|renovat\w*|restoring|revamp|side project|big bet|pilot|(?:halfway|two-thirds|\d+ ?%) (?:through|done)|on hold|^building an?|(?:i'm|we're|i am|we are) (?:building|writing) an?)\b/i,
       2,
     ],
     [/\b(?:repo(?:sitory)?|feature(?! branch| flags?| toggles?| freeze)|scope|team is building|working on)\b/i, 1],
   ],
   task: [
     [
-      /\b(?:todo|to-do|to do|tasks?|action item|follow up|follow-up|remind me|remember to|need to|needs to|assigned|pick up|send (?:the|a)|email (?:the|him|her)|backlog)\b/i,
+      /\b(?:todo|to-do|to do|tasks?|action item|action(?=:)|follow up|follow-up|remind me|remember to|don'?t forget|need to|needs to|have to|has to|must (?:renew|book|call|send|fix|pay|sign|finish|update|submit|check)|should (?:really )?(?:add|fix|book|call|send|update|check|write|look)|assigned|pick up|chase|send (?:the|a)|email (?:the|him|her)|backlog)\b/i,
       2,
     ],
     // An imperative opening the memory is a to-do ("Buy…", "Water the…"); so is a chore, whatever the verb.
     [
-      /^(?:please |todo:? )?(?:buy|book|call|email|send|pick up|renew|order|fix|update|upgrade|revoke|check|water|feed|take|finish|review|prepare|submit|remind|clean|pay|cancel|return|schedule|ask|tell|follow up|print|file|sign|reply)\b/i,
+      /^(?:please |todo:? |action:? )?(?:buy|book|call|email|send|pick up|renew|order|fix|update|upgrade|revoke|check|water|feed|take|finish|review|prepare|submit|remind|clean|pay|cancel|return|schedule|ask|tell|follow up|print|file|sign|reply|chase|add|get|collect|bring|write up|swap|draft|share|move|set up|install|ring|text|post|drop off|look into)\b/i,
       3,
     ],
     [
@@ -50,19 +55,19 @@ export const TOPIC_LEXICON: Record<Topic, Lexicon> = {
   ],
   deadline: [
     [
-      /\b(?:deadline|due|by (?:mon|tue|wed|thu|fri|sat|sun|end of|eod|eow|tomorrow|tonight|today|next|the \d|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|q[1-4])\w*|cutoff|cut-off|no later than|by the end of|closes on|ends on|must be in by|expires?|ship(?:s|ping)? (?:on|by)|release date|launch date|freeze)\b/i,
+      /\b(?:deadline|due|by (?:mon|tue|wed|thu|fri|sat|sun|end of|eod|eow|tomorrow|tonight|today|next|the \d|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|q[1-4])\w*|cutoff|cut-off|no later than|by the end of|closes on|ends on|must be in by|expires?|ship(?:s|ping)? (?:on|by)|release date|launch date|freeze|(?:shuts|closes|close|lapses|expires) (?:on |at )?(?:mon|tue|wed|thu|fri|sat|sun|midnight|noon|\d))\b/i,
       3,
     ],
   ],
   decision: [
     [
-      /\b(?:decided|decision|agreed|we will|we'll|chose|chosen|choose|settled on|going forward|from now on|approved|rejected|signed off|picked|opted|standardi[sz]e[ds]?|policy|ruled out|no longer)\b/i,
+      /\b(?:decided|decision|agreed|we will|we'll|chose|chosen|choose|settled on|going forward|from now on|approved|rejected|signed off|picked|opted|standardi[sz]e[ds]?|policy|ruled out|no longer|made the call|final answer|(?:we|i)(?:'re| are| am)? go(?:ing)? with|went with|said (?:yes|no) to|decided\w*|(?:is|are) dropped|(?:we're|we are) dropping|not backfilling|weighed it up|settled(?=:)|is out\b)\b/i,
       3,
     ],
   ],
   meeting: [
     [
-      /\b(?:meeting|meet with|meets|standup|stand-up|sync|1:1|one-on-one|one on one|retro(?:spective)?|all-hands|all hands|call with|calendar|agenda|demo day|kickoff|kick-off|offsite|planning session|sprint planning|interview (?:with|at)|zoom|google meet|huddle)\b/i,
+      /\b(?:meeting|meet with|meets|standup|stand-up|sync|1:1|one-on-one|one on one|retro(?:spective)?|all-hands|all hands|call with|calendar|agenda|demo day|kickoff|kick-off|offsite|planning session|sprint planning|interview (?:with|at)|zoom|google meet|huddle|quarterly planning|planning (?:day|days|week)|review with)\b/i,
       3,
     ],
   ],
@@ -71,7 +76,10 @@ export const TOPIC_LEXICON: Record<Topic, Lexicon> = {
       /\b(?:process|workflow|procedure|runbook|playbook|checklist|convention|guideline|code reviews?|pull requests?|approvals?|sign-off|postmortem|release process|deploy(?:s|ment)? (?:process|on|every|only)|ci\b|cd\b|pipeline|on-?call rotation|rotation|scrum|kanban|every (?:pr|release|merge|commit)|go(?:es)? through|before merging|must be reviewed|branch(?:ing)? (?:strategy|model)|trunk|gitflow|ship (?:weekly|daily)|weekly release)\b/i,
       2,
     ],
-    [/\b(?:go(?:es)? through|must be reviewed|postmortems?|sign-off|approvals?|notice)\b/i, 1],
+    [
+      /\b(?:go(?:es)? through|must be reviewed|postmortems?|sign-off|approvals?|notice|signs? off|(?:approved|vetted|checked|reviewed|handled|triaged) by|release train|need two signatures|flow(?=:)|how we do)\b/i,
+      1,
+    ],
   ],
   infrastructure: [
     [
@@ -81,25 +89,25 @@ export const TOPIC_LEXICON: Record<Topic, Lexicon> = {
   ],
   code: [
     [
-      /\b(?:coding|function|class|method|variable|typescript|javascript|python|rust|golang|go\b|java\b|kotlin|swift|ruby|php|c\+\+|react|vue|angular|node(?:\.js)?|npm|pnpm|yarn|endpoint|refactor\w*|lint\w*|eslint|prettier|unit tests?|vitest|jest|pytest|bug|stack trace|exception|compile\w*|git|pull request|snake_case|camelcase|indent\w*|type hints|async|orm|sql|schema|regex|dependency|dependencies|sdk|graphql)\b/i,
+      /\b(?:coding|function|class|method|variable|typescript|javascript|python|rust|golang|go\b|java\b|kotlin|swift|ruby|php|c\+\+|react|vue|angular|node(?:\.js)?|npm|pnpm|yarn|endpoint|refactor\w*|lint\w*|eslint|prettier|unit tests?|vitest|jest|pytest|bug|stack trace|exception|typeerror|referenceerror|syntaxerror|valueerror|keyerror|traceback|nullpointerexception|\w+\.(?:ts|js|tsx|py|go|rs|java|rb|kt):\d+|compile\w*|git|pull request|snake_case|camelcase|pr #\d+|indent\w*|type hints|async|orm|sql|schema|regex|dependency|dependencies|sdk|graphql)\b/i,
       2,
     ],
     // Words as often said of a process, a tool preference or a server as of code itself.
     [
-      /\b(?:(?<!(?:dress|zip|postal|post|promo|discount|coupon|qr|area|country|door|access|referral|voucher) )code(?![ -]?names?)|library|framework|api|tests?|build|commit|branch|merge|tabs|spaces|module|package|cli|json|yaml|rest)\b/i,
+      /\b(?:(?<!(?:dress|zip|postal|post|promo|discount|coupon|qr|area|country|door|access|referral|voucher) )code(?![ -]?names?)|library|framework|api|(?<!(?:eye|blood|hearing|covid|driving|pregnancy|allergy|sight|urine|dna|lab|smog|mot) )tests?|build|commit|branch|merge|tabs|spaces|module|package|cli|json|yaml|rest)\b/i,
       1.5,
     ],
     [/\b(?:built with|written in|flutter|django|rails|fastapi|spring boot|laravel|next\.js|svelte|tokio|lodash|kotlin)\b/i, 2],
   ],
   security: [
     [
-      /\b(?:security|secure|password|credential|secret|api keys?|tokens?|2fa|mfa|sso|oauth|saml|vulnerab\w*|cve|breach|leak\w*|encrypt\w*|tls|ssl|certificate|firewall|access control|permissions?|rbac|least privilege|soc ?2|gdpr|hipaa|pci|compliance|audit|pentest|pen test|penetration test|xss|csrf|sql injection|phishing|rotat\w* (?:the |all |our |its |their |every |old |api |ssh |deploy )*(?:keys?|credentials?|secrets?|passwords?|tokens?|certificates?|certs?)|revoke\w*|private key|ssh keys?|vault|iam)\b/i,
+      /\b(?:security|secure|password|credential|secret|api keys?|tokens?|2fa|mfa|sso|oauth|saml|vulnerab\w*|cve|breach|(?:data|credential|secret|key|token|password) leaks?|leaked|leaks? (?:of )?(?:data|credentials?|keys?|secrets?|passwords?|tokens?|pii)|encrypt\w*|tls|ssl|certificate|firewall|access control|permissions?|rbac|least privilege|soc ?2|gdpr|hipaa|pci|compliance|audit|pentest|pen test|penetration test|xss|csrf|sql injection|phishing|rotat\w* (?:the |all |our |its |their |every |old |api |ssh |deploy )*(?:keys?|credentials?|secrets?|passwords?|tokens?|certificates?|certs?)|revoke\w*|private key|ssh keys?|vault|iam|dependabot|snyk|advisory|high severity|critical severity)\b/i,
       3,
     ],
   ],
   customer: [
     [
-      /\b(?:customers?|clients?|user feedback|support ticket|churn\w*|renewal|enterprise|tenant|sla|onboarding call|their team|acme|globex|initech|umbrella corp|contoso|escalat\w*|nps|csat)\b/i,
+      /\b(?:customers?|(?<!(?:http|https|api|rest|graphql|grpc|sql|db|database|redis|kafka|mail|e-?mail|ftp|ssh|vpn|web|desktop|mobile|thin|native|python|java|go|node|js|typescript|ruby|rust|s3|aws|oauth|sdk|test|mock|torrent|irc|chat) )clients?(?! certificates?| libraries| library| side| code)|user feedback|support ticket|churn\w*|renewal|enterprise|tenant|sla|onboarding call|their team|acme|globex|initech|umbrella corp|contoso|escalat\w*|nps|csat|qbr|csm|(?:biggest|largest|key|smallest) accounts?|signed a \S+ deal|\d+ (?:paid )?seats|threatening to (?:leave|churn|walk)|or they walk|(?:support )?ticket (?:#|[a-z]+-)\d+)\b/i,
       2,
     ],
   ],
@@ -112,7 +120,7 @@ export const TOPIC_LEXICON: Record<Topic, Lexicon> = {
   ],
   finance: [
     [
-      /\b(?:budget|revenue|salary|salaries|invoices?|reimburse\w*|tax(?:es)?|funding|runway|burn rate|arr|mrr|profit|margin|bank|loan|mortgage|savings|401k|stocks?|equity|payroll|\$\s?\d[\d,.]*k?|€\s?\d|£\s?\d|usd|eur|dollars|euros)\b/i,
+      /\b(?:budget|revenue|salary|salaries|invoices?|reimburse\w*|tax(?:es)?|funding|runway|burn rate|arr|mrr|profit|margin|bank|loan|mortgage|savings|401k|stocks?|equity|payroll|\$\s?\d[\d,.]*k?|€\s?\d|£\s?\d|usd|eur|dollars|euros|(?:aws|cloud|phone|electricity|gas|water|hosting) bill|bill (?:doubled|went up|is))\b/i,
       3,
     ],
     // Words that are often about money but as often name a system, a team or a product page ("the billing service").
@@ -120,13 +128,13 @@ export const TOPIC_LEXICON: Record<Topic, Lexicon> = {
   ],
   hiring: [
     [
-      /\b(?:hiring|hire|hired|candidates?|recruit\w*|(?<!visa |consulate |embassy |podcast |press |radio |tv )interview\w*|job (?:posting|opening|offer)|offer letter|(?:accepted|made) (?:our|an|the) offer|offer for|headcount|requisition|onboard(?:ing)? (?:the new|new)|new hire|resume|cv\b|take-home|referral|sourcing|talent)\b/i,
+      /\b(?:hiring|hire|hired|candidates?|recruit\w*|(?<!visa |consulate |embassy |podcast |press |radio |tv )interview\w*|job (?:posting|opening|offer)|offer letter|(?:accepted|made) (?:our|an|the) offer|offer for|offer (?:sent|to|accepted|declined)|headcount|requisition|onboard(?:ing)? (?:the new|new)|new hire|resume|cv\b|take-home|referral|sourcing|talent)\b/i,
       3,
     ],
   ],
   health: [
     [
-      /\b(?:health|allerg\w*|doctor|dentist|physio\w*|therapy|therapist|medication|medicine|diabet\w*|asthma|migraine|sick|illness|flu|covid|surgery|hospital|injur\w*|pregnan\w*|diet|gluten|lactose|vegan|vegetarian|exercise|workout|gym|running|sleep|mental health|blood|back pain|knee|wrist|broke (?:my|his|her|their) \w+|sleeps? (?:badly|poorly)|insomnia|checkup|check-up|vaccin\w*|prescription)\b/i,
+      /\b(?:health|allerg\w*|doctor|dentist|physio\w*|therapy|therapist|medication|medicine|diabet\w*|asthma|migraine|sick|illness|flu|covid|surgery|hospital|injur\w*|pregnan\w*|diet|gluten|lactose|vegan|vegetarian|exercise|workout|gym|running|sleep|mental health|blood|back pain|knee|wrist|broke (?:my|his|her|their) \w+|sleeps? (?:badly|poorly)|insomnia|checkup|check-up|vaccin\w*|prescription|eyesight|optician|eye test|heart (?:disease|condition|attack)|dementia|antidepressants?|seasick\w*|blood type|yoga|achilles|physio)\b/i,
       3,
     ],
   ],
@@ -138,19 +146,19 @@ export const TOPIC_LEXICON: Record<Topic, Lexicon> = {
   ],
   location: [
     [
-      /\b(?:lives? in|living in|based in|located in|moved to|moving to|office (?:is )?in|hq|headquarters|address|city|country|remote from|remotely|works? from (?:home|a|the)|summer house|spread across|time ?zone|utc[+-]\d|cet|pst|est|berlin|london|paris|new york|san francisco|tokyo|amsterdam|lisbon|madrid|toronto|sydney|singapore|bangalore|munich|seattle|austin|boston|chicago|dublin|zurich|stockholm|warsaw|barcelona)\b/i,
+      /\b(?:lives? in|living in|based in|located in|moved to|moving to|office (?:is )?in|hq|headquarters|address|city|country|remote from|remotely|works? from (?:home|a|the)|summer house|spread (?:across|between)|home base|(?:is|are) in (?:a village|a town|the suburbs)|(?:a|the) village|hot desks?|(?:\d+(?:st|nd|rd|th)|first|second|third|fourth|fifth|top|ground) floor|(?:end of|on) \w+ (?:lane|street|road|avenue)|data cent(?:re|er) (?:for|is in)|industrial park|time ?zone|utc[+-]\d|cet|pst|est|berlin|london|paris|new york|san francisco|tokyo|amsterdam|lisbon|madrid|toronto|sydney|singapore|bangalore|munich|seattle|austin|boston|chicago|dublin|zurich|stockholm|warsaw|barcelona)\b/i,
       2,
     ],
   ],
   event: [
     [
-      /\b(?:event|conference|summit|meetup|wedding|party|birthday|anniversary|concert|festival|webinar|workshop|hackathon|launch event|ceremony|graduation|game|match|recital|marathon|reunion|tournament|exhibition|dinner with|celebration|talk at|speaking at|attending|keynote)\b/i,
+      /\b(?:event|conference|summit|meetup|wedding|party|birthday|anniversary|concert|festival|webinar|workshop|hackathon|launch event|ceremony|graduation|game|match|recital|marathon|reunion|tournament|exhibition|dinner with|celebration|talk at|speaking at|attending|keynote|talk accepted|lightning talks?|picnic|volunteering day|booth|stand at|trade fair|expo|school play|gig|christening|\d+(?:st|nd|rd|th) birthday|(?:'s|my|her|his) \d0th|barbecue|bbq|street party|half marathon|charity (?:bike ride|run|walk|ride)|panel (?:on|at)|moderating)\b/i,
       3,
     ],
   ],
   learning: [
     [
-      /\b(?:learn\w*|studying|study|course|courses|tutorial|book on|reading|read (?:the|a)|certification|certified|exam|classes|lessons?|bootcamp|degree|university|mooc|coursera|udemy|duolingo|wants to get better at|get better at|improve (?:my|his|her|their) )\b/i,
+      /\b(?:learn\w*|studying|study|course|courses|tutorial|book on|reading|read (?:the|a)|certification|certified|exam|classes|lessons?|bootcamp|degree|university|mooc|coursera|udemy|duolingo|wants to get better at|get better at|improve (?:my|his|her|their) |night class|class in|working through|ch\. \d+|chapter \d+|understand how|brush(?:ing)? up on|tutor|mentoring program\w*|thesis|skills? to pick up|to [abc][12]\b|practice(?=:))\b/i,
       3,
     ],
   ],
@@ -203,10 +211,15 @@ export const DOMAIN_LEXICON: Record<Domain, Lexicon> = {
       /\b(?:my (?:wife|husband|partner|kids?|son|daughter|mom|dad|family|dog|cat|home|house|apartment|doctor|birthday)|weekend|vacation|family|hobby|hobbies|home|personal|friends?|girlfriend|boyfriend|wedding|gym|cook\w*|garden\w*|landlord|car insurance|the car|vet|plants|tomatoes|electricity bill|gym membership|library books|dry cleaning|groceries)\b/i,
       1.5,
     ],
+    // The user's own household, family and money: personal, whoever else is named.
+    [
+      /\b(?:mum|mom|dad|parents|sister|brother|kids?|kid'?s|school (?:office|play|run|holidays?)|nanny|babysitter|plumber|electrician|flat\b|mortgage|rent\b|household|car loan|parking fine|premium|christmas|husband|wife|tax return|bank account|optician|therapy|isa\b|pension|bills included|quid|lease|garage|kitchen|bins|the bank|thesis|novel|renovation|parent-teacher|(?:my|our) (?:car|bike|flat|garage|kitchen|lease|landlord|neighbou?rs?|parents|sister|brother|mum|mom|dad|kids|nanny)|i owe|owes)\b/i,
+      1.5,
+    ],
   ],
   technical: [
     [
-      /\b(?:api|server|database|code|deploy\w*|stack|library|framework|cli|editor|ide|vim|vscode|neovim|terminal|shell|bash|linux|macos|dark mode|keyboard|monitor setup)\b/i,
+      /\b(?:api|server|database|code|codebase|deploy\w*|stack|library|framework|cli|editor|ide|vim|vscode|neovim|terminal|shell|bash|linux|macos|dark mode|keyboard|monitor setup|ssh|ip range|pr #?\d+|repo|cron|pods?|queue depth|workers|polyfill|openapi|ci\b|sql|typescript|python|rust|golang|kubernetes|docker|logins?)\b/i,
       1,
     ],
   ],
@@ -370,6 +383,13 @@ export const DECIDING_RULES: readonly DecidingRule[] = [
     gives: "health",
     rulesOut: [],
     overrides: ["deadline"],
+    leans: "personal",
+  },
+  {
+    name: "the household's money is personal finance",
+    when: /\b(?:mortgage|rent(?:al)? (?:is|goes|went)|(?:the|my|our) flat costs|nanny costs|babysitter costs|parking fine|speeding fine|(?:insurance|monthly) premium|premium goes up|tax return|car loan|student loan|owes? (?:\w+ )?(?:\d|£|€|\$|money|quid)|\d+ quid|isa allowance|pocket money|council tax|bills included|household budget)\b/i,
+    gives: "finance",
+    rulesOut: [],
     leans: "personal",
   },
   {
