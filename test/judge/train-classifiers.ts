@@ -22,6 +22,7 @@ import {
   type TopicCalibration,
 } from "../../src/service/models/judge/categories.js";
 import { rateImportanceByRules } from "../../src/service/models/judge/importance.js";
+import { fitLogistic, predictLogistic } from "./logistic.js";
 
 interface Example {
   text: string;
@@ -209,42 +210,7 @@ for (const g of GROUPS) {
   console.log(`  rules alone on ${g} (${rowsOf(g).length} rows): topic F1 ${r.f1.toFixed(3)} domain ${r.domainAcc.toFixed(3)}`);
 }
 // Domains and topics: one-vs-rest logistic regressions (they measured better than ridge scores on the dev rows, 10-fold:
-// topic F1 0.844 against 0.838), trained by full-batch gradient descent with an L2 penalty; outputs are probabilities.
-interface Logistic {
-  W: number[][];
-  b: number[];
-}
-function fitLogistic(Xs: Float32Array[], Ys: number[][], l2: number, iters = 300): Logistic {
-  const m = Ys[0]!.length;
-  const W = Array.from({ length: m }, () => new Array<number>(d).fill(0));
-  const b = Ys[0]!.map((_, c) => {
-    const p = (Ys.reduce((s, y) => s + y[c]!, 0) + 0.5) / (Ys.length + 1);
-    return Math.log(p / (1 - p));
-  });
-  const lr = 2;
-  for (let it = 0; it < iters; it++) {
-    const gW = Array.from({ length: m }, () => new Array<number>(d).fill(0));
-    const gb = new Array<number>(m).fill(0);
-    Xs.forEach((x, i) => {
-      for (let c = 0; c < m; c++) {
-        const w = W[c]!;
-        let z = b[c]!;
-        for (let t = 0; t < d; t++) z += w[t]! * x[t]!;
-        const g = 1 / (1 + Math.exp(-z)) - Ys[i]![c]!;
-        gb[c]! += g;
-        const gw = gW[c]!;
-        for (let t = 0; t < d; t++) gw[t]! += g * x[t]!;
-      }
-    });
-    for (let c = 0; c < m; c++) {
-      b[c]! -= (lr * gb[c]!) / Xs.length;
-      for (let t = 0; t < d; t++) W[c]![t]! -= lr * (gW[c]![t]! / Xs.length + l2 * W[c]![t]!);
-    }
-  }
-  return { W, b };
-}
-const predictLogistic = (f: Logistic, x: Float32Array) =>
-  f.W.map((w, c) => 1 / (1 + Math.exp(-w.reduce((s, wi, t) => s + wi * x[t]!, f.b[c]!))));
+// topic F1 0.844 against 0.838), trained by full-batch gradient descent with an L2 penalty (./logistic.ts); outputs are probabilities.
 /** Leave one group out: each row's probabilities from a fit on every other group's rows (training.json goes with dev). */
 function groupOutLogistic(l2: number): number[][] {
   const out: number[][] = new Array(catExamples.length);
