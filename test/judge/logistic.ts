@@ -5,7 +5,8 @@ export interface Logistic {
   b: number[];
 }
 
-export function fitLogistic(Xs: Float32Array[], Ys: number[][], l2: number, iters = 300): Logistic {
+/** `weights`: each row's weight in the loss (default 1; their mean should be about 1). */
+export function fitLogistic(Xs: Float32Array[], Ys: number[][], l2: number, iters = 300, weights?: number[]): Logistic {
   const d = Xs[0]!.length;
   const m = Ys[0]!.length;
   const W = Array.from({ length: m }, () => new Array<number>(d).fill(0));
@@ -22,7 +23,7 @@ export function fitLogistic(Xs: Float32Array[], Ys: number[][], l2: number, iter
         const w = W[c]!;
         let z = b[c]!;
         for (let t = 0; t < d; t++) z += w[t]! * x[t]!;
-        const g = 1 / (1 + Math.exp(-z)) - Ys[i]![c]!;
+        const g = (1 / (1 + Math.exp(-z)) - Ys[i]![c]!) * (weights?.[i] ?? 1);
         gb[c]! += g;
         const gw = gW[c]!;
         for (let t = 0; t < d; t++) gw[t]! += g * x[t]!;
