@@ -45,7 +45,7 @@ export const TOPIC_LEXICON: Record<Topic, Lexicon> = {
     ],
     // An imperative opening the memory is a to-do ("Buy…", "Water the…"); so is a chore, whatever the verb.
     [
-      /^(?:please |todo:? |action:? )?(?:buy|book|call|email|send|pick up|renew|order|fix|update|upgrade|revoke|check|water|feed|take|finish|review|prepare|submit|remind|clean|pay|cancel|return|schedule|ask|tell|follow up|print|file|sign|reply|chase|add|get|collect|bring|write up|swap|draft|share|move|set up|install|ring|text|post|drop off|look into)\b/i,
+      /^(?:please |todo:? |action:? )?(?:buy|book|call|email|send|pick up|renew|order|fix|update|upgrade|revoke|check|water|feed|take|finish|review|prepare|submit|remind|clean|pay|cancel|return|schedule|ask|tell|follow up|print|file|sign|reply|chase|add|get|collect|bring|write up|swap|draft|share|move|set up|install|ring|text|post|drop off|look into|bump|merge|migrate|rename|remove|delete|archive|invite|restart|rerun)\b/i,
       3,
     ],
     [
@@ -101,13 +101,13 @@ export const TOPIC_LEXICON: Record<Topic, Lexicon> = {
   ],
   security: [
     [
-      /\b(?:security|secure|password|credential|secret|api keys?|tokens?|2fa|mfa|sso|oauth|saml|vulnerab\w*|cve|breach|(?:data|credential|secret|key|token|password) leaks?|leaked|leaks? (?:of )?(?:data|credentials?|keys?|secrets?|passwords?|tokens?|pii)|encrypt\w*|tls|ssl|certificate|firewall|access control|permissions?|rbac|least privilege|soc ?2|gdpr|hipaa|pci|compliance|audit|pentest|pen test|penetration test|xss|csrf|sql injection|phishing|rotat\w* (?:the |all |our |its |their |every |old |api |ssh |deploy )*(?:keys?|credentials?|secrets?|passwords?|tokens?|certificates?|certs?)|revoke\w*|private key|ssh keys?|vault|iam|dependabot|snyk|advisory|high severity|critical severity)\b/i,
+      /\b(?:security|secure|passwords?|credentials?|secrets?|api keys?|tokens?|2fa|mfa|sso|oauth|saml|vulnerab\w*|cve|breach|(?:data|credential|secret|key|token|password) leaks?|leaked|leaks? (?:of )?(?:data|credentials?|keys?|secrets?|passwords?|tokens?|pii)|encrypt\w*|tls|ssl|certificate|firewall|access control|permissions?|rbac|least privilege|soc ?2|gdpr|hipaa|pci|compliance|audit|pentest|pen test|penetration test|xss|csrf|sql injection|phishing|rotat\w* (?:the |all |our |its |their |every |old |api |ssh |deploy )*(?:keys?|credentials?|secrets?|passwords?|tokens?|certificates?|certs?)|revoke\w*|private key|ssh keys?|vault|iam|dependabot|snyk|advisory|high severity|critical severity)\b/i,
       3,
     ],
   ],
   customer: [
     [
-      /\b(?:customers?|(?<!(?:http|https|api|rest|graphql|grpc|sql|db|database|redis|kafka|mail|e-?mail|ftp|ssh|vpn|web|desktop|mobile|thin|native|python|java|go|node|js|typescript|ruby|rust|s3|aws|oauth|sdk|test|mock|torrent|irc|chat) )clients?(?! certificates?| libraries| library| side| code)|user feedback|support ticket|churn\w*|renewal|enterprise|tenant|sla|onboarding call|their team|acme|globex|initech|umbrella corp|contoso|escalat\w*|nps|csat|qbr|csm|(?:biggest|largest|key|smallest) accounts?|signed a \S+ deal|\d+ (?:paid )?seats|threatening to (?:leave|churn|walk)|or they walk|(?:support )?ticket (?:#|[a-z]+-)\d+)\b/i,
+      /\b(?:customers?|(?<!(?:http|https|api|rest|graphql|grpc|sql|db|database|redis|kafka|mail|e-?mail|ftp|ssh|vpn|web|desktop|mobile|thin|native|python|java|go|node|js|typescript|ruby|rust|s3|aws|oauth|sdk|test|mock|torrent|irc|chat) )clients?(?! certificates?| libraries| library| side| code)|user feedback|support ticket|churn\w*|renewal|enterprise|tenant|sla|onboarding call|their team|acme|globex|initech|umbrella corp|contoso|escalat\w*|nps|csat|qbr|csm|(?:biggest|largest|key|smallest) accounts?|signed a \S+ deal|\d+ (?:paid )?seats|threatening to (?:leave|churn|walk)|or they walk|prospects?|evaluating us|trial(?:l)?ing (?:our|the)|(?:support )?ticket (?:#|[a-z]+-)\d+)\b/i,
       2,
     ],
   ],
