@@ -14,7 +14,7 @@ export const TOPIC_LEXICON: Record<Topic, Lexicon> = {
   ],
   profile: [
     [
-      /\b(?:my name is|name is|i am a|i'm a|works as|work as|job title|title is|role is|my role|is a (?:senior|junior|staff|principal|lead)|goes by|joined (?:the company|us|in)|is an? (?:\w+ )?(?:engineer|designer|developer|illustrator|teacher|nurse|doctor|analyst|founder|lawyer|accountant|writer|student|cto|ceo)|years of experience|pronouns|native language|speaks|grew up|vegetarian|vegan|time ?zone|birthday|born)\b/i,
+      /\b(?:my name is|name is|i am a|i'm a|works as|work as|job title|title is|role is|my role|is a (?:senior|junior|staff|principal|lead)|goes by|joined (?:the company|us|in)|is an? (?:\w+ )?(?:engineer|designer|developer|illustrator|teacher|nurse|doctor|analyst|founder|lawyer|accountant|writer|student|cto|ceo)|years of experience|pronouns|native language|speaks|grew up|vegetarian|vegan|time ?zone|birthday (?:is|falls)|born)\b/i,
       2,
     ],
     [/\b(?:(?:i|he|she|they) (?:live|lives) in|based in|(?:is|am) the (?:cto|ceo|tech lead|manager|lead|owner|founder))\b/i, 2],
