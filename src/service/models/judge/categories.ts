@@ -67,7 +67,7 @@ export const TOPIC_LEXICON: Record<Topic, Lexicon> = {
   ],
   meeting: [
     [
-      /\b(?:meeting|meet with|meets|standup|stand-up|sync|1:1|one-on-one|one on one|retro(?:spective)?|all-hands|all hands|call with|calendar|agenda|demo day|kickoff|kick-off|offsite|planning session|sprint planning|interview (?:with|at)|zoom|google meet|huddle|quarterly planning|planning (?:day|days|week)|review with)\b/i,
+      /\b(?:meeting|meet with|meet (?:on|at|to discuss)|meets|standup|stand-up|sync|1:1|one-on-one|one on one|retro(?:spective)?|all-hands|all hands|call with|calendar|agenda|demo day|kickoff|kick-off|offsite|planning session|sprint planning|interview (?:with|at)|zoom|google meet|huddle|quarterly planning|planning (?:day|days|week)|review with)\b/i,
       3,
     ],
   ],
@@ -101,7 +101,7 @@ export const TOPIC_LEXICON: Record<Topic, Lexicon> = {
   ],
   security: [
     [
-      /\b(?:security|secure|passwords?|credentials?|secrets?|api keys?|tokens?|2fa|mfa|sso|oauth|saml|vulnerab\w*|cve|breach|(?:data|credential|secret|key|token|password) leaks?|leaked|leaks? (?:of )?(?:data|credentials?|keys?|secrets?|passwords?|tokens?|pii)|encrypt\w*|tls|ssl|certificate|firewall|access control|permissions?|rbac|least privilege|soc ?2|gdpr|hipaa|pci|compliance|audit|pentest|pen test|penetration test|xss|csrf|sql injection|phishing|rotat\w* (?:the |all |our |its |their |every |old |api |ssh |deploy )*(?:keys?|credentials?|secrets?|passwords?|tokens?|certificates?|certs?)|revoke\w*|private key|ssh keys?|vault|iam|dependabot|snyk|advisory|high severity|critical severity)\b/i,
+      /\b(?:security|secure|passwords?|credentials?|secrets?|api keys?|two-factor|2-factor|multi-factor|authenticat\w*|tokens?|2fa|mfa|sso|oauth|saml|vulnerab\w*|cve|breach|(?:data|credential|secret|key|token|password) leaks?|leaked|leaks? (?:of )?(?:data|credentials?|keys?|secrets?|passwords?|tokens?|pii)|encrypt\w*|tls|ssl|certificate|firewall|access control|permissions?|rbac|least privilege|soc ?2|gdpr|hipaa|pci|compliance|audit|pentest|pen test|penetration test|xss|csrf|sql injection|phishing|rotat\w* (?:the |all |our |its |their |every |old |api |ssh |deploy )*(?:keys?|credentials?|secrets?|passwords?|tokens?|certificates?|certs?)|revoke\w*|private key|ssh keys?|vault|iam|dependabot|snyk|advisory|high severity|critical severity)\b/i,
       3,
     ],
   ],
@@ -140,7 +140,7 @@ export const TOPIC_LEXICON: Record<Topic, Lexicon> = {
   ],
   travel: [
     [
-      /\b(?:travel\w*|trip|flight|flying|fly(?:ing)? to|airport|hotel|airbnb|vacation|holiday(?! season| party| rush| sales?| shopping)|pto|out of office|ooo|visa|passport|itinerary|conference in|offsite in|train to|layover|boarding|jet lag|abroad|booked (?:a|the) (?:flight|hotel|room)|long weekend|ski (?:week|trip)|backpacking|driving to|going to \w+ for)\b/i,
+      /\b(?:travel\w*|trip|flight|flying|fly(?:ing)? to|fl(?:ies|ew) to|airport|hotel|airbnb|vacation|holiday(?! season| party| rush| sales?| shopping)|pto|out of office|ooo|visa|passport|itinerary|conference in|offsite in|train to|layover|boarding|jet lag|abroad|booked (?:a|the) (?:flight|hotel|room)|long weekend|ski (?:week|trip)|backpacking|driving to|going to \w+ for)\b/i,
       3,
     ],
   ],
