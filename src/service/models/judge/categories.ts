@@ -246,10 +246,13 @@ export interface CategoryScores {
   domains: Map<Domain, number>;
 }
 
+/** Each lexicon expression's global twin, compiled once (a lexicon is scored several times per memory). */
+const globalOf = new Map<RegExp, RegExp>();
 function lexiconScore(lexicon: Lexicon, text: string): number {
   let score = 0;
   for (const [re, weight] of lexicon) {
-    const global = new RegExp(re.source, "gi");
+    let global = globalOf.get(re);
+    if (!global) globalOf.set(re, (global = new RegExp(re.source, "gi")));
     const hits = text.match(global)?.length ?? 0;
     // Repeats count less than the first hit.
     if (hits > 0) score += weight * (1 + Math.log2(hits) * 0.5);
