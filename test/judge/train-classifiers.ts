@@ -336,6 +336,24 @@ for (const g of GROUPS) {
   const r = evaluate(blended(outOfFold(c.lambda), c.beta, c.betaDomain), c.calibration, rowsOf(g));
   perGroup[g] = r;
   stamp(`group ${g}`);
+  if (process.env.TRAIN_PER_TOPIC) {
+    // Per topic on the left-out group, precision / recall (TRAIN_PER_TOPIC=1).
+    const scores = blended(outOfFold(c.lambda), c.beta, c.betaDomain);
+    const per = TOPICS.map((t) => {
+      let tp = 0,
+        fp = 0,
+        fn = 0;
+      for (const i of rowsOf(g)) {
+        const got = chooseCategories(scores[i]!, DOMAINS, TOPICS, catExamples[i]!.text, c.calibration).slice(1);
+        const on = got.includes(t);
+        if (on && gold[i]!.has(t)) tp++;
+        else if (on) fp++;
+        else if (gold[i]!.has(t)) fn++;
+      }
+      return `${t} ${tp + fp ? (tp / (tp + fp)).toFixed(2) : "-"}/${tp + fn ? (tp / (tp + fn)).toFixed(2) : "-"}`;
+    });
+    console.log(`  per topic P/R: ${per.join(", ")}`);
+  }
   console.log(
     `left out ${g} (${rowsOf(g).length} rows): topic F1 ${r.f1.toFixed(3)} domain ${r.domainAcc.toFixed(3)} [chosen on the others: ${describeChoice(c)}]`,
   );
