@@ -40,7 +40,7 @@ export const TOPIC_LEXICON: Record<Topic, Lexicon> = {
   ],
   task: [
     [
-      /\b(?:todo|to-do|to do|tasks?|action item|action(?=:)|follow up|follow-up|remind me|remember to|don'?t forget|need to|needs to|have to|has to|must (?:renew|book|call|send|fix|pay|sign|finish|update|submit|check)|should (?:really )?(?:add|fix|book|call|send|update|check|write|look)|assigned|pick up|chase|send (?:the|a)|email (?:the|him|her)|backlog)\b/i,
+      /\b(?:todo|to-do|to do|tasks?|action item|action(?=:)|follow up|follow-up|remind me|remember to|don'?t forget|need to|needs to|have to|has to|must (?:renew|book|call|send|fix|pay|sign(?! in| on| up)|finish|update|submit|check)|should (?:really )?(?:add|fix|book|call|send|update|check|write|look)|assigned|pick up|chase|send (?:the|a)|email (?:the|him|her)|backlog)\b/i,
       2,
     ],
     // An imperative opening the memory is a to-do ("Buy…", "Water the…"); so is a chore, whatever the verb.
@@ -101,7 +101,7 @@ export const TOPIC_LEXICON: Record<Topic, Lexicon> = {
   ],
   security: [
     [
-      /\b(?:security|secure|passwords?|credentials?|secrets?|api keys?|two-factor|2-factor|multi-factor|authenticat\w*|tokens?|2fa|mfa|sso|oauth|saml|vulnerab\w*|cve|breach|(?:data|credential|secret|key|token|password) leaks?|leaked|leaks? (?:of )?(?:data|credentials?|keys?|secrets?|passwords?|tokens?|pii)|encrypt\w*|tls|ssl|certificate|firewall|access control|permissions?|rbac|least privilege|soc ?2|gdpr|hipaa|pci|compliance|audit|pentest|pen test|penetration test|xss|csrf|sql injection|phishing|rotat\w* (?:the |all |our |its |their |every |old |api |ssh |deploy )*(?:keys?|credentials?|secrets?|passwords?|tokens?|certificates?|certs?)|revoke\w*|private key|ssh keys?|vault|iam|dependabot|snyk|advisory|high severity|critical severity)\b/i,
+      /\b(?:security|secure|passwords?|credentials?|secrets?|api keys?|two-factor|2-factor|multi-factor|authenticat\w*|tokens?|2fa|mfa|sso|oauth|saml|vulnerab\w*|cve|breach|(?:data|credential|secret|key|token|password) leaks?|leaked|leaks? (?:of )?(?:data|credentials?|keys?|secrets?|passwords?|tokens?|pii)|encrypt\w*|tls|ssl|certificate|firewall|access control|permissions?|rbac|least privilege|soc ?2|gdpr|hipaa|pci|compliance|audit|pentest|pen test|penetration test|xss|csrf|sql injection|phishing|rotat\w* (?:the |all |our |its |their |every |old |api |ssh |deploy )*(?:keys?|credentials?|secrets?|passwords?|tokens?|certificates?|certs?)|revoke\w*|private key|ssh keys?|vault|iam|dependabot|snyk|advisory|high severity|critical severity|hardware keys?|security keys?|yubikeys?|ssh access|failed (?:ssh )?logins?|ip blocked|usb (?:sticks?|drives?)|client certificates?|parental controls?|sms codes?|stolen)\b/i,
       3,
     ],
   ],
@@ -140,7 +140,7 @@ export const TOPIC_LEXICON: Record<Topic, Lexicon> = {
   ],
   travel: [
     [
-      /\b(?:travel\w*|trip|flight|flying|fly(?:ing)? to|fl(?:ies|ew) to|airport|hotel|airbnb|vacation|holiday(?! season| party| rush| sales?| shopping)|pto|out of office|ooo|visa|passport|itinerary|conference in|offsite in|train to|layover|boarding|jet lag|abroad|booked (?:a|the) (?:flight|hotel|room)|long weekend|ski (?:week|trip)|backpacking|driving to|going to \w+ for)\b/i,
+      /\b(?:travel\w*|trip|flight|flying|fly(?:ing)? to|fl(?:ies|ew) to|airport|hotel|airbnb|vacation(?! requests?| days| allowance| balance| policy)|holiday(?! season| party| rush| sales?| shopping| requests?| allowance| entitlement| balance| policy)|pto(?! requests?| balance| policy)|out of office|ooo|visa|passport|itinerary|conference in|offsite in|train to|layover|boarding|jet lag|abroad|booked (?:a|the) (?:flight|hotel|room)|long weekend|ski (?:week|trip)|backpacking|driving to|going to \w+ for)\b/i,
       3,
     ],
   ],
