@@ -67,7 +67,7 @@ export const TOPIC_LEXICON: Record<Topic, Lexicon> = {
   ],
   meeting: [
     [
-      /\b(?:meeting|meet with|meet (?:on|at|to discuss)|meets|standup|stand-up|sync|1:1|one-on-one|one on one|retro(?:spective)?|all-hands|all hands|call with|calendar|agenda|demo day|kickoff|kick-off|offsite|planning session|sprint planning|interview (?:with|at)|zoom|google meet|huddle|quarterly planning|planning (?:day|days|week)|review with)\b/i,
+      /\b(?:meeting|meet with|meet (?:on|at|to discuss)|meets|standup|stand-up|sync(?! (?:worker|job|service|process|engine|script|client|server|api|task|queue|code|logic|bug|issue|error|fails?|failed|jobs|workers))|1:1|one-on-one|one on one|retro(?:spective)?|all-hands|all hands|call with|calendar|agenda|demo day|kickoff|kick-off|offsite|planning session|sprint planning|interview (?:with|at)|zoom|google meet|huddle|quarterly planning|planning (?:day|days|week)|review with)\b/i,
       3,
     ],
   ],
