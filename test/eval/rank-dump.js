@@ -15,12 +15,23 @@ import { lexicalEvidence } from "../../dist/service/retrieval/fusion.js";
 import { FUSION, relevanceFloorFor } from "../../dist/service/retrieval/weights.js";
 import { storeEvalWorkspaces } from "./eval-workspaces.js";
 
-const { values: args } = parseArgs({ options: { conversations: { type: "string" }, out: { type: "string", default: "/tmp/rank-dump" } } });
+const { values: args } = parseArgs({
+  options: {
+    conversations: { type: "string" },
+    out: { type: "string", default: "/tmp/rank-dump" },
+    // Issue 30's fourth pass: the two used-up held-out sets are development data now (test/eval/README.md, branch
+    // `rank4`): `--splits dev,holdout` collects retrieval.json's holdout rows, `--set` reads another project set
+    // (retrieval-holdout2.json), `--conversations none` stores no LoCoMo conversation. Never a fresh held-out set.
+    splits: { type: "string", default: "dev" },
+    set: { type: "string" },
+  },
+});
 
-// Held-out rows are never collected: the project set's dev split only.
+// Held-out rows are collected only when named (--splits).
 const { dir, store, models, embedder, workspaces } = await storeEvalWorkspaces({
-  conversations: args.conversations,
-  splits: ["dev"],
+  conversations: args.conversations === "none" ? " " : args.conversations,
+  setFile: args.set,
+  splits: args.splits.split(","),
   prefix: "brain-rankdump-",
 });
 const deps = { store, reads: directReads(store), indexes: new VectorIndexes(embedder.dimensions, embedder.id), embedder };
@@ -64,6 +75,7 @@ for (const { ws, set: name, conversation, questions } of workspaces) {
       set: name,
       conversation,
       category: q.category,
+      split: q.split,
       q: q.q,
       answers: q.answers,
       qv,

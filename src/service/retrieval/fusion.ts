@@ -23,7 +23,7 @@ export interface FusionContext {
 /**
  * (1 − share)·cosine' + share·lexical', in 0..1; `lexical` is 0 for a memory the lexical index did not find.
  * cosine' = (cosine − floor) / max(best cosine − floor, FUSION.minDenseSpan).
- * lexical' = lexical / max(best lexical + s, 0.9 × the whole query's weight).
+ * lexical' = lexical / max(best lexical + s, FUSION.wholeQueryShare (0.7) × the whole query's weight).
  */
 export function fusedRelevance(cosine: number, lexical: number, ctx: FusionContext): number {
   // When even the best cosine barely clears the floor, the cosines' differences are noise: stretch over at least this.
