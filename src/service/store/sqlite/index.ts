@@ -1103,8 +1103,22 @@ export function openSqliteStore(path: string): MemoryStore {
     async recordRead(workspaceId, ids, nowMs) {
       await serialize(async () => recordRead(workspaceId, ids, nowMs));
     },
-    async recordReads(batches) {
-      await serialize(async () => recordReads(batches));
+    async recordReads(batches, { waitForLock = true } = {}) {
+      return serialize(async () => {
+        if (waitForLock) return (recordReads(batches), true);
+        // busy_timeout's wait is a sleep on this thread: with another process's transaction open, it would hold every
+        // request for up to BUSY_TIMEOUT_MS. Not waiting, a busy file writes nothing (the transaction rolls back).
+        db.pragma("busy_timeout = 0");
+        try {
+          recordReads(batches);
+          return true;
+        } catch (error) {
+          if ((error as { code?: string }).code?.startsWith("SQLITE_BUSY")) return false;
+          throw error;
+        } finally {
+          db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+        }
+      });
     },
     async memoriesNotEmbeddedBy(embedderId, limit, workspaceId, fromPrefix = "") {
       const like = likePrefix(fromPrefix);
