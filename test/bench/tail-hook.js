@@ -36,13 +36,13 @@ Worker.prototype.postMessage = function (message, transfer) {
 };
 
 const emit = http.Server.prototype.emit;
-http.Server.prototype.emit = function (ev, req, res) {
-  if (ev === "request") res[K] = [performance.now(), cpu(), req.url];
-  return emit.apply(this, arguments);
+http.Server.prototype.emit = function (ev, ...args) {
+  if (ev === "request") args[1][K] = [performance.now(), cpu(), args[0].url];
+  return emit.call(this, ev, ...args);
 };
 const end = http.ServerResponse.prototype.end;
-http.ServerResponse.prototype.end = function () {
-  const r = end.apply(this, arguments);
+http.ServerResponse.prototype.end = function (...args) {
+  const r = end.apply(this, args);
   const t = this[K];
   if (t) rows.push({ url: t[2], start: t[0], end: performance.now(), cpu: cpu() - t[1] });
   return r;

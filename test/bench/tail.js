@@ -1,22 +1,21 @@
 #!/usr/bin/env node
-// Where a retrieve's and a store's p99 goes at 10,000 memories, for several builds alternated over one store (branch
-// `pgtail`): the store is seeded once (service.js's texts and cached vectors), then each round starts each build's
-// `serve` over it in turn with tail-hook.js loaded, warms it, and times RETRIEVES retrieves then STORES stores one at a
+// Where a retrieve's and a store's p99 goes at 10,000 memories, for several builds alternated (branch `pgtail`): each
+// build gets a store of its own, made and seeded by that build (service.js's texts and cached vectors, the same rows),
+// then each round starts each build's `serve` over its store in turn with tail-hook.js loaded, warms it, and times RETRIEVES retrieves then STORES stores one at a
 // time through HTTP. Per build and round: client p50/p90/p99/max, the serve process's CPU per request and the
 // cluster's (PostgreSQL) from /proc, the 1-minute load; and, for the slowest 3 % of each kind, what the hook saw inside
 // them: the model worker's round trips, GC pauses, main-thread CPU.
 // Usage: node test/bench/tail.js [--store postgres|sqlite] [--builds /work/base2,.] [--rounds 2] [--size 10000]
 //          [--retrieves 300] [--stores 150] [--env K=V,K=V] (serve's environment) [--node-options='--cpu-prof ...'] (node's flags for serve)
 //          [--hold] (keep the seeded store after the rounds, until Ctrl-C)
-import { readdirSync, readFileSync, existsSync, mkdtempSync } from "node:fs";
+import { readFileSync, existsSync, mkdtempSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { corpus, shuffled } from "./corpus.js";
 import { startPostgres } from "./pg.js";
 import { startService } from "./service-proc.js";
-import { percentile } from "./lib.js";
-import { openStore } from "../../dist/service/store/open-store.js";
+import { clusterCpu, percentile, recallQuery } from "./lib.js";
 
 const { values } = parseArgs({
   options: {
@@ -31,7 +30,14 @@ const { values } = parseArgs({
     hold: { type: "boolean", default: false },
   },
 });
-const builds = values.builds.split(",").map((b) => resolve(b));
+// A build is a checkout, optionally with node flags for its serve (in NODE_OPTIONS, which worker threads do not take
+// as execArgv) after a "+" (e.g. `.+--max-semi-space-size=64`).
+const builds = values.builds.split(",").map((b) => {
+  const [path, ...flags] = b.split("+");
+  return flags.length > 0 ? `${resolve(path)}+${flags.join("+")}` : resolve(path);
+});
+const checkoutOf = (build) => build.split("+")[0];
+const flagsOf = (build) => build.split("+").slice(1);
 const size = Number(values.size);
 const nRetrieves = Number(values.retrieves);
 const nStores = Number(values.stores);
@@ -53,65 +59,71 @@ const cached = readFileSync(cacheFile);
 const WIDTH = 384 * 4;
 
 const pg = values.store === "postgres" ? await startPostgres() : null;
-const location = pg ? { databaseUrl: pg.url } : { dbPath: join(mkdtempSync(join(tmpdir(), "brain-tail-")), "brain.db") };
 const env = { BRAIN_RATE_LIMIT_RPS: "100000", BRAIN_RATE_LIMIT_BURST: "100000", ...extraEnv };
-let service = await startService({ ...location, env });
-const credentials = { apiKey: service.apiKey, workspaceId: service.workspaceId };
-await service.stop();
+let service;
 
-const store = await openStore(location);
-const now = Date.now();
-for (let i = 0; i < size; i += 500) {
-  await store.writeInWorkspace(credentials.workspaceId, async (tx) => {
-    for (let n = i; n < Math.min(size, i + 500); n++) {
-      await tx.insertMemory({
-        workspace_id: credentials.workspaceId,
-        text: pool[n],
-        meta: { seeded: true },
-        vector: new Float32Array(cached.buffer.slice(cached.byteOffset + n * WIDTH, cached.byteOffset + (n + 1) * WIDTH)),
-        embedder_id: "minilm-l6/1",
-        importance: 1 + ((n * 7) % 10),
-        temporal_type: "persistent",
-        valid_until: null,
-        categories: ["personal", "learning"],
-        created_at: now - 60 * 86_400_000 + Math.floor((n / size) * 59 * 86_400_000),
-      });
-    }
-  });
+/**
+ * Each build gets a store of its own, made, migrated and seeded by that build (a schema change of one build must not
+ * reach the other's): a database per build in the one cluster, or a SQLite file per build.
+ */
+async function seededStore(build, k) {
+  let location;
+  if (pg) {
+    const { default: PgClient } = await import("pg");
+    const admin = new PgClient.Client({ connectionString: pg.url });
+    await admin.connect();
+    await admin.query(`CREATE DATABASE tail_${k}`);
+    await admin.end();
+    const url = new URL(pg.url);
+    url.pathname = `/tail_${k}`;
+    location = { databaseUrl: url.toString() };
+  } else {
+    location = { dbPath: join(mkdtempSync(join(tmpdir(), "brain-tail-")), "brain.db") };
+  }
+  const binPath = join(checkoutOf(build), "bin", "brain-mcp.js");
+  service = await startService({ ...location, env, binPath });
+  const credentials = { apiKey: service.apiKey, workspaceId: service.workspaceId };
+  await service.stop();
+  const { openStore } = await import(join(checkoutOf(build), "dist/service/store/open-store.js"));
+  const store = await openStore(location);
+  const now = Date.now();
+  for (let i = 0; i < size; i += 500) {
+    await store.writeInWorkspace(credentials.workspaceId, async (tx) => {
+      for (let n = i; n < Math.min(size, i + 500); n++) {
+        await tx.insertMemory({
+          workspace_id: credentials.workspaceId,
+          text: pool[n],
+          meta: { seeded: true },
+          vector: new Float32Array(cached.buffer.slice(cached.byteOffset + n * WIDTH, cached.byteOffset + (n + 1) * WIDTH)),
+          embedder_id: "minilm-l6/1",
+          importance: 1 + ((n * 7) % 10),
+          temporal_type: "persistent",
+          valid_until: null,
+          categories: ["personal", "learning"],
+          created_at: now - 60 * 86_400_000 + Math.floor((n / size) * 59 * 86_400_000),
+        });
+      }
+    });
+  }
+  await store.close();
+  return { location, credentials };
 }
-await store.close();
+const stores = new Map();
+for (const [k, build] of builds.entries()) stores.set(build, await seededStore(build, k));
+// A restart of the cluster's statistics and a checkpoint would otherwise land on whichever build runs first.
+await new Promise((r) => setTimeout(r, 2_000));
 console.log(
-  `seeded ${size} on ${pg ? "PostgreSQL" : "SQLite"}; builds ${builds.join(" | ")}; load ${loadavg()
+  `seeded ${size} per build on ${pg ? "PostgreSQL" : "SQLite"}; builds ${builds.join(" | ")}; load ${loadavg()
     .map((x) => x.toFixed(2))
     .join(" ")}`,
 );
 
-const queryFor = (text, i) => {
-  const words = text.split(/\s+/);
-  const len = 4 + (i % 7);
-  const start = words.length > len ? (i * 31) % (words.length - len) : 0;
-  return words
-    .slice(start, start + len)
-    .join(" ")
-    .slice(0, 2000);
-};
+const queryFor = recallQuery;
 let storeCursor = pool.length - 1;
 
-/** CPU (ms) of a process and its children (PostgreSQL's postmaster and backends), from /proc. */
-function treeCpu(rootPid) {
-  let total = 0;
-  for (const p of readdirSync("/proc")) {
-    if (!/^\d+$/.test(p)) continue;
-    try {
-      const stat = readFileSync(`/proc/${p}/stat`, "utf8");
-      const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      if (Number(p) === rootPid || Number(f[1]) === rootPid) total += (Number(f[11]) + Number(f[12])) * 10;
-    } catch {}
-  }
-  return total;
-}
-const pgCpu = () => (pg ? treeCpu(pg.pid ?? pg.postmasterPid ?? 0) : 0);
+const pgCpu = () => (pg ? clusterCpu(pg.pid) : 0);
 
+let credentials;
 async function http(method, path, body) {
   const started = performance.now();
   const res = await fetch(service.url + path, {
@@ -172,11 +184,13 @@ const all = [];
 for (let round = 0; round < rounds; round++) {
   for (const build of builds) {
     const outFile = join(mkdtempSync(join(tmpdir(), "brain-tail-out-")), "tail.json");
+    const { location } = stores.get(build);
+    credentials = stores.get(build).credentials;
     service = await startService({
       ...location,
       credentials,
-      env: { ...env, TAIL_OUT: outFile, NODE_OPTIONS: `--import=${hook}` },
-      binPath: join(build, "bin", "brain-mcp.js"),
+      env: { ...env, TAIL_OUT: outFile, NODE_OPTIONS: [`--import=${hook}`, ...flagsOf(build)].join(" ") },
+      binPath: join(checkoutOf(build), "bin", "brain-mcp.js"),
       nodeArgs: values["node-options"].split(" ").filter(Boolean),
     });
     // warm: the index load, the model's first runs of each kind
@@ -200,9 +214,7 @@ for (const build of builds) {
   console.log(`${build}: all rounds retrieve ${summary(cat("retrieve"))}; store ${summary(cat("store"))}`);
 }
 if (values.hold) {
-  console.log(
-    `holding the store: ${pg?.url ?? location.dbPath} (key ${credentials.apiKey.slice(0, 6)}…, workspace ${credentials.workspaceId}); Ctrl-C ends`,
-  );
+  for (const [build, { location }] of stores) console.log(`holding ${build}'s store: ${location.databaseUrl ?? location.dbPath}`);
   await new Promise((r) => process.once("SIGINT", r));
 }
 await pg?.stop();
