@@ -88,4 +88,50 @@ describe("read bookkeeping", () => {
     const after = await usageCounts(svc, svc.workspaceId);
     expect(after.read - before.read).toBe(3);
   });
+
+  // PostgreSQL waits for its locks off the event loop by nature; SQLite's busy handler sleeps on the only thread.
+  it.skipIf(Boolean(TEST_DATABASE_URL))(
+    "a store waiting for the write lock another process holds keeps no other request waiting, and is written once it goes",
+    async () => {
+      const warm = await call(svc.baseURL, "POST", "/v1/memory/retrieve", { key: svc.apiKey, json: { query: "sprinklers" } });
+      expect(warm.status, warm.text).toBe(200); // the key's last use is noted now, not while the lock is held
+      const { default: Database } = await import("better-sqlite3");
+      const other = new Database(svc.dbPath!, { fileMustExist: true });
+      other.exec("BEGIN IMMEDIATE");
+      let storing: ReturnType<typeof call> | undefined;
+      try {
+        storing = call(svc.baseURL, "POST", "/v1/memory/store", {
+          key: svc.apiKey,
+          json: { text: "The boiler in the east wing is serviced every second Monday of March." },
+        });
+        let storeDone = false;
+        void storing.then(() => (storeDone = true));
+        await new Promise((r) => setTimeout(r, 300)); // the store is at its transaction by now, waiting for the lock
+        for (let i = 0; i < 3; i++) {
+          const started = performance.now();
+          const res = await call(svc.baseURL, "POST", "/v1/memory/retrieve", {
+            key: svc.apiKey,
+            json: { query: "when do the greenhouse sprinklers run", top_k: 1 },
+          });
+          const ms = performance.now() - started;
+          expect(res.status, res.text).toBe(200);
+          // held behind the store's wait, this would take until the lock goes or busy_timeout (15 s) ends
+          expect(ms, `retrieve ${i + 1}: ${ms.toFixed(0)} ms`).toBeLessThan(5_000);
+        }
+        expect(storeDone).toBe(false);
+      } finally {
+        other.exec("ROLLBACK");
+        other.close();
+      }
+      const stored = await storing!;
+      expect(stored.status, stored.text).toBe(200);
+      expect(stored.json.dedup.action).toBe("stored_new");
+      const found = await queryStore<{ n: number }>(
+        svc,
+        { sqlite: "SELECT count(*) AS n FROM memories WHERE id = ?", pg: "SELECT count(*) AS n FROM memories WHERE id = $1" },
+        [stored.json.memory_id],
+      );
+      expect(Number(found[0]!.n)).toBe(1);
+    },
+  );
 });
