@@ -26,12 +26,22 @@ async function blockBookkeeping(memoryId: number): Promise<{ release: () => Prom
     await client.query("BEGIN");
     const { rows } = await client.query("SELECT id FROM memories WHERE id = $1 FOR UPDATE", [memoryId]);
     expect(rows).toHaveLength(1);
-    return { release: async () => void (await client.query("ROLLBACK"), await client.end()) };
+    return {
+      release: async () => {
+        await client.query("ROLLBACK");
+        await client.end();
+      },
+    };
   }
   const { default: Database } = await import("better-sqlite3");
   const db = new Database(svc.dbPath!, { fileMustExist: true });
   db.exec("BEGIN IMMEDIATE");
-  return { release: async () => void (db.exec("ROLLBACK"), db.close()) };
+  return {
+    release: async () => {
+      db.exec("ROLLBACK");
+      db.close();
+    },
+  };
 }
 
 const accessCount = async (id: number) =>

@@ -1126,7 +1126,10 @@ export function openSqliteStore(path: string): MemoryStore {
     },
     async recordReads(batches, { waitForLock = true } = {}) {
       return serialize(async () => {
-        if (waitForLock) return (recordReads(batches), true);
+        if (waitForLock) {
+          recordReads(batches);
+          return true;
+        }
         // busy_timeout's wait is a sleep on this thread: with another process's transaction open, it would hold every
         // request for up to BUSY_TIMEOUT_MS. Not waiting, a busy file writes nothing (the transaction rolls back).
         db.pragma("busy_timeout = 0");
