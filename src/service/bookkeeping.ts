@@ -1,7 +1,9 @@
 // A retrieval's bookkeeping (access counts, last-access times, the "read" usage event) is not what the caller waits
 // for: it is gathered here and written in one transaction every FLUSH_INTERVAL_MS (or sooner when many are waiting),
 // off the request path. A clean stop writes what is waiting; a crash loses at most the last interval's reads (never a
-// memory). Until written, the counts are laid over the records retrieval reads, so answers stay exact.
+// memory). Until written, the counts are laid over the records retrieval reads, so answers stay exact. The interval's
+// write never waits for another process's lock (on SQLite that wait would be a sleep of this thread, every request held
+// behind it): a busy store leaves the reads gathered for the next interval. An asked-for flush and a clean stop wait.
 import type { MemoryRecord, MemoryStore, ReadsBatch } from "./store/types.js";
 import type { ServiceLog } from "./types.js";
 
@@ -47,7 +49,7 @@ export function batchReadBookkeeping(store: MemoryStore, log: ServiceLog, interv
     if (timer || closed) return;
     timer = setTimeout(() => {
       timer = null;
-      void flush().catch(() => undefined); // logged in write(); the reads wait for the next interval
+      void flushWhenFree().catch(() => undefined); // logged in write(); the reads wait for the next interval
     }, intervalMs);
   }
 
@@ -63,7 +65,7 @@ export function batchReadBookkeeping(store: MemoryStore, log: ServiceLog, interv
     }
   }
 
-  async function write(): Promise<void> {
+  async function write(waitForLock: boolean): Promise<void> {
     if (gathered.size === 0) return;
     writing = gathered;
     gathered = new Map();
@@ -73,26 +75,43 @@ export function batchReadBookkeeping(store: MemoryStore, log: ServiceLog, interv
       touched: [...r.touched].map(([id, t]) => ({ id, ...t })),
       readsAtMs: r.readsAtMs,
     }));
+    let written: boolean;
     try {
-      await store.recordReads(batches);
-      writing = new Map();
-      if (failing) (failing = false), log.info("retrieval bookkeeping written again");
+      written = await store.recordReads(batches, { waitForLock });
     } catch (error) {
-      // Kept for the next attempt (a store briefly unavailable must not lose the counts).
-      merge(gathered, writing);
-      gatheredCount += batches.reduce((n, b) => n + b.readsAtMs.length, 0);
-      writing = new Map();
+      keep(batches);
       // once per outage, not every interval
       if (!failing) log.warn("retrieval bookkeeping not written yet; retrying", { error: (error as Error).message });
       failing = true;
       schedule();
       throw error;
     }
+    if (written) {
+      writing = new Map();
+      if (failing) (failing = false), log.info("retrieval bookkeeping written again");
+    } else {
+      // Another process holds the store's write lock: not an outage, the next interval tries again.
+      keep(batches);
+      schedule();
+    }
+  }
+
+  /** Kept for the next attempt (a store briefly unavailable or busy must not lose the counts). */
+  function keep(batches: ReadsBatch[]): void {
+    merge(gathered, writing);
+    gatheredCount += batches.reduce((n, b) => n + b.readsAtMs.length, 0);
+    writing = new Map();
   }
 
   /** One write at a time, in order: a flush waits for the one running, then writes what gathered meanwhile. */
   function flush(): Promise<void> {
-    running = running.catch(() => undefined).then(write);
+    running = running.catch(() => undefined).then(() => write(true));
+    return running;
+  }
+
+  /** The interval's write: as flush, but a store busy with another process's write is left for the next interval. */
+  function flushWhenFree(): Promise<void> {
+    running = running.catch(() => undefined).then(() => write(false));
     return running;
   }
 
@@ -116,7 +135,7 @@ export function batchReadBookkeeping(store: MemoryStore, log: ServiceLog, interv
         reads.touched.set(id, { count: (known?.count ?? 0) + 1, lastAtMs: Math.max(known?.lastAtMs ?? 0, nowMs) });
       }
       reads.readsAtMs.push(nowMs);
-      if (++gatheredCount >= FLUSH_AT_READS) void flush().catch(() => undefined);
+      if (++gatheredCount >= FLUSH_AT_READS) void flushWhenFree().catch(() => undefined);
       else schedule();
     },
     withPendingReads(workspaceId, records) {

@@ -128,3 +128,29 @@ const PLACES = ["Lisbon", "Osaka", "Nairobi", "Toronto", "Krakow", "Austin"];
 export const workloadFact = (i) =>
   `${PEOPLE[i % 10]} owns ${THINGS[(i >> 1) % 5]} for team ${i} and reviews it every ${["Monday", "Wednesday", "Friday"][i % 3]} from ${PLACES[i % 6]} (ticket ${1000 + i}).`;
 export const workloadQuery = (i) => `Who owns ${THINGS[i % 5]} for team ${(i * 7) % 600}?`;
+
+/** CPU (ms) of a process tree one level deep: the process and its children (PostgreSQL's postmaster, its backends and
+ * writers), from /proc. */
+export function clusterCpu(pid) {
+  let total = 0;
+  for (const p of readdirSync("/proc")) {
+    if (!/^\d+$/.test(p)) continue;
+    try {
+      const stat = readFileSync(`/proc/${p}/stat`, "utf8");
+      const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      if (Number(p) === pid || Number(f[1]) === pid) total += (Number(f[11]) + Number(f[12])) * 10;
+    } catch {}
+  }
+  return total;
+}
+
+/** A recall as an agent words it: 4 to 10 consecutive words of a stored memory (service.js, tail.js). */
+export function recallQuery(text, i) {
+  const words = text.split(/\s+/);
+  const len = 4 + (i % 7);
+  const start = words.length > len ? (i * 31) % (words.length - len) : 0;
+  return words
+    .slice(start, start + len)
+    .join(" ")
+    .slice(0, 2000);
+}

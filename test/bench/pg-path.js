@@ -7,25 +7,11 @@
 import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { readdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { startPostgres } from "./pg.js";
-import { percentile, threadCpu, workloadFact as fact, workloadQuery as query } from "./lib.js";
+import { clusterCpu, percentile, threadCpu, workloadFact as fact, workloadQuery as query } from "./lib.js";
 
 const dir = resolve(process.argv[2] ?? ".");
-/** CPU (ms) of the cluster: the postmaster and its children (backends, writers), from /proc. */
-function clusterCpu(pid) {
-  let total = 0;
-  for (const p of readdirSync("/proc")) {
-    if (!/^\d+$/.test(p)) continue;
-    try {
-      const stat = readFileSync(`/proc/${p}/stat`, "utf8");
-      const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      if (Number(p) === pid || Number(f[1]) === pid) total += (Number(f[11]) + Number(f[12])) * 10;
-    } catch {}
-  }
-  return total;
-}
 const SEED = Number(process.env.SEED ?? 300);
 const COUNTED = Number(process.env.COUNTED ?? 20);
 const TIMED = Number(process.env.TIMED ?? 200);

@@ -21,7 +21,7 @@ import { tmpdir } from "node:os";
 import { corpus, shuffled } from "./corpus.js";
 import { startService } from "./service-proc.js";
 import { startPostgres } from "./pg.js";
-import { machine, percentile } from "./lib.js";
+import { machine, percentile, recallQuery } from "./lib.js";
 import { openStore } from "../../dist/service/store/open-store.js";
 import { loadModels } from "../../dist/service/models/index.js";
 import { createOfflineEmbedder, offlineEmbedderKind } from "../../dist/service/models/embed/index.js";
@@ -76,16 +76,7 @@ if (spare < storeBudget) throw new Error(`corpus too small: ${pool.length} texts
 const heldOut = pool.slice(pool.length - storeBudget);
 let heldCursor = 0;
 const takeHeldOut = (n) => heldOut.slice(heldCursor, (heldCursor += n));
-/** A recall as an agent words it: 4 to 10 consecutive words of a stored memory. */
-function queryFor(text, i) {
-  const words = text.split(/\s+/);
-  const len = 4 + (i % 7);
-  const start = words.length > len ? (i * 31) % (words.length - len) : 0;
-  return words
-    .slice(start, start + len)
-    .join(" ")
-    .slice(0, 2000);
-}
+const queryFor = recallQuery;
 
 // --- store and models ---------------------------------------------------------------------------------------------
 let pg = null;
@@ -381,7 +372,9 @@ for (const size of sizes) {
   );
   console.log(`                  fetch records ${fmt(b.retrieve.fetchRecords)}`);
   console.log(`                  score+sort ${fmt(b.retrieve.score)}`);
-  console.log(`                  touch+usage ${fmt(b.retrieve.touch)}`);
+  // Written directly here, each committed on its own; the service gathers these and writes them after the response,
+  // every 50 ms in one statement (src/service/bookkeeping.ts), so no retrieve waits for them.
+  console.log(`                  touch+usage (direct writes; not on serve's request path) ${fmt(b.retrieve.touch)}`);
   console.log(`  store parts:    document embed ${fmt(b.store.docEmbed)}`);
   console.log(`                  judge ${fmt(b.store.judge)}`);
   console.log(`                  dedup nearest scan ${fmt(b.store.nearest)}`);

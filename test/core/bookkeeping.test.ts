@@ -1,7 +1,9 @@
 // Retrieval bookkeeping written in batches (src/service/bookkeeping.ts), on a real SQLite file and, when the
 // binaries are there, a real PostgreSQL: the counts and usage events end exactly as one write per retrieval would
 // leave them, records read before the write already show them, a clean stop writes them, a failed write loses none.
+import { createRequire } from "node:module";
 import { join } from "node:path";
+import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { batchReadBookkeeping } from "../../src/service/bookkeeping.js";
 import { openPostgresStore } from "../../src/service/store/postgres/index.js";
@@ -11,6 +13,7 @@ import type { ServiceLog } from "../../src/service/types.js";
 import { canStartPostgres, startPostgres, type PgCluster } from "../support/pg.js";
 import { tempDir } from "./support.js";
 
+const require = createRequire(import.meta.url);
 const T0 = Date.UTC(2025, 0, 1);
 const warnings: string[] = [];
 const log: ServiceLog = { debug() {}, info() {}, warn: (msg) => void warnings.push(msg), error() {} };
@@ -141,6 +144,60 @@ function suite(name: string, open: () => Promise<MemoryStore>, skip = false) {
 const tmp = tempDir();
 afterAll(() => tmp.cleanup());
 suite("SQLite", async () => openSqliteStore(join(tmp.dir, "bookkeeping.db")));
+
+describe("retrieval bookkeeping with another process writing (SQLite)", () => {
+  it("the interval's write does not wait on another connection's write lock: the reads wait, then are written once, without a warning", async () => {
+    const path = join(tmp.dir, "busy.db");
+    const store = openSqliteStore(path);
+    const { workspaceId, ids } = await workspaceWith(store, ["a"]);
+    const other = new Database(path, { fileMustExist: true });
+    other.exec("BEGIN IMMEDIATE");
+    const warned = warnings.length;
+    const bookkeeping = batchReadBookkeeping(store, log, 20);
+    try {
+      await bookkeeping.recordRead(workspaceId, ids, T0 + 1);
+      // several intervals while the lock is held: each attempt gives up at once (busy_timeout is 15 s for other writes)
+      const started = performance.now();
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(performance.now() - started).toBeLessThan(2_000);
+      expect(await countsOf(store, workspaceId, ids)).toEqual([[0, null]]);
+      const [shown] = bookkeeping.withPendingReads(workspaceId, await store.getMemories(workspaceId, ids));
+      expect(shown!.access_count).toBe(1);
+    } finally {
+      other.exec("ROLLBACK");
+      other.close();
+    }
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(await countsOf(store, workspaceId, ids)).toEqual([[1, T0 + 1]]);
+    expect(await store.usageCounts(workspaceId)).toEqual({ write: 0, read: 1 });
+    expect(warnings.length).toBe(warned); // a lock held elsewhere is not an outage
+    await bookkeeping.close();
+    await store.close();
+  });
+
+  it("a clean stop waits for the lock and loses nothing", async () => {
+    const path = join(tmp.dir, "busy-stop.db");
+    const store = openSqliteStore(path);
+    const { workspaceId, ids } = await workspaceWith(store, ["a"]);
+    const bookkeeping = batchReadBookkeeping(store, log, 60_000);
+    await bookkeeping.recordRead(workspaceId, ids, T0 + 1);
+    // Another process holds the write lock for 300 ms: close() must wait it out (busy_timeout), not give up.
+    const { spawn } = await import("node:child_process");
+    const holder = spawn(
+      process.execPath,
+      [
+        "-e",
+        `const D = require(${JSON.stringify(require.resolve("better-sqlite3"))}); const db = new D(${JSON.stringify(path)}); db.exec("BEGIN IMMEDIATE"); console.log("held"); setTimeout(() => { db.exec("ROLLBACK"); db.close(); }, 300);`,
+      ],
+      { stdio: ["ignore", "pipe", "inherit"] },
+    );
+    await new Promise<void>((resolve) => holder.stdout!.once("data", () => resolve()));
+    await bookkeeping.close();
+    expect(await countsOf(store, workspaceId, ids)).toEqual([[1, T0 + 1]]);
+    await new Promise((resolve) => holder.once("exit", resolve));
+    await store.close();
+  });
+});
 
 let cluster: PgCluster | undefined;
 afterAll(async () => {

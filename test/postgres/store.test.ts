@@ -212,6 +212,45 @@ describe.skipIf(!canStartPostgres())("the PostgreSQL store", () => {
     expect(await b.usageCounts(ws)).toEqual({ write: 0, read: 2 });
   });
 
+  it("keeps room on each page, so the read bookkeeping's updates stay on their rows' pages (no index entries)", async () => {
+    const ws = await newWorkspace(a, "ws_hot");
+    // Rows the size of a real memory's (384 floats, a sentence), written in one transaction as an import packs them.
+    const vector = Array.from({ length: 384 }, (_, k) => Math.sin(k + 1));
+    const ids = await a.writeInWorkspace(ws, async (tx) => {
+      const out: number[] = [];
+      for (let i = 0; i < 100; i++)
+        out.push(
+          (await tx.insertMemory(memory(ws, `Fact ${i}: the quarterly report for region ${i} is due on the ${i % 28}th.`, vector))).id,
+        );
+      return out;
+    });
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      const pages = async () =>
+        new Map(
+          (await client.query("SELECT id, (ctid::text::point)[0] AS page FROM memories WHERE id = ANY($1::bigint[])", [ids])).rows.map(
+            (r) => [Number(r.id), Number(r.page)],
+          ),
+        );
+      const before = await pages();
+      // One flush touching a row on every page, as retrievals scattered over a large workspace touch them.
+      const onePerPage = [...new Map([...before].map(([id, page]) => [page, id])).values()];
+      expect(onePerPage.length).toBeGreaterThanOrEqual(5);
+      await a.recordReads([
+        { workspaceId: ws, touched: onePerPage.map((id) => ({ id, count: 1, lastAtMs: T0 + 1 })), readsAtMs: [T0 + 1] },
+      ]);
+      const after = await pages();
+      // Packed pages (fillfactor 100) have no room for a row's new version: it goes to another page, with an entry in
+      // every index (the lexical GIN index: one per word); here it stays (a HOT update).
+      expect(onePerPage.filter((id) => after.get(id) !== before.get(id))).toEqual([]);
+      const touched = new Set(onePerPage);
+      expect((await a.getMemories(ws, ids)).every((m) => m.access_count === (touched.has(m.id) ? 1 : 0))).toBe(true);
+    } finally {
+      await client.end();
+    }
+  });
+
   it("shares one token bucket per key between processes", async () => {
     const decisions = await Promise.all(Array.from({ length: 20 }, (_, i) => (i % 2 ? a : b).takeRateToken(101, 1, 10, T0)));
     expect(decisions.filter((d) => d.allowed)).toHaveLength(10);

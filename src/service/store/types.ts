@@ -359,9 +359,12 @@ export interface MemoryStore {
   recordRead(workspaceId: number, ids: readonly number[], nowMs: number): Promise<void>;
   /**
    * Many retrievals' bookkeeping in one transaction (access_count + count, last_accessed_at = the later of the two,
-   * the usage events), with recordRead's durability. Does not bump rev.
+   * the usage events), with recordRead's durability. Does not bump rev. With `waitForLock: false` (the batching
+   * flush's own interval) a store whose write lock another process holds writes nothing and answers false at once,
+   * rather than waiting on this thread (SQLite's busy wait would stall every request for up to busy_timeout): the
+   * caller keeps the reads and tries again. Otherwise (the default, and a clean stop's flush) it waits; true = written.
    */
-  recordReads(batches: readonly ReadsBatch[]): Promise<void>;
+  recordReads(batches: readonly ReadsBatch[], options?: { waitForLock?: boolean }): Promise<boolean>;
   /**
    * Up to `limit` memories (oldest rev first) whose embedder_id differs from `embedderId` (re-embedding), only those
    * whose embedder_id starts with `fromPrefix` when given.

@@ -855,10 +855,11 @@ export class PostgresStore implements MemoryStore {
     }, BEGIN_BOOKKEEPING);
   }
 
-  async recordReads(batches: readonly ReadsBatch[]): Promise<void> {
+  /** A row lock held elsewhere makes this statement wait, but off the event loop: `waitForLock` changes nothing here. */
+  async recordReads(batches: readonly ReadsBatch[]): Promise<boolean> {
     const touched = batches.flatMap((b) => b.touched.map((t) => ({ ...t, workspaceId: b.workspaceId }))).sort((a, b) => a.id - b.id);
     const reads = batches.flatMap((b) => b.readsAtMs.map((at) => [b.workspaceId, at] as const));
-    if (touched.length === 0 && reads.length === 0) return;
+    if (touched.length === 0 && reads.length === 0) return true;
     // One statement, so one round trip and its own transaction: the counts and the usage events together, committed
     // without waiting for the WAL flush (set_config(..., true) holds for this statement's transaction, so for its
     // commit; bookkeeping, not a memory). Rows locked in id order, so two processes flushing overlapping batches
@@ -871,6 +872,7 @@ export class PostgresStore implements MemoryStore {
       reads.map((r) => r[0]),
       reads.map((r) => r[1]),
     ]);
+    return true;
   }
 
   async memoriesNotEmbeddedBy(embedderId: string, limit: number, workspaceId?: number, fromPrefix = ""): Promise<MemoryRecord[]> {

@@ -65,6 +65,8 @@ const JOINED_VECTORS_MAX_IDS = 512;
 
 /** How long a writer waits for another process's transaction before SQLite reports busy. */
 const BUSY_TIMEOUT_MS = 15_000;
+/** The longest pause between two tries for the write lock another process holds (runWrite). */
+const MAX_LOCK_PAUSE_MS = 20;
 
 /**
  * 0.1.0's text ids (`ws_…`, `key_…`, `mem_…`) become integers assigned in creation order (created_at, then the old
@@ -935,13 +937,32 @@ export function openSqliteStore(path: string): MemoryStore {
     };
   }
 
+  /**
+   * The write lock, waited for between turns of the event loop rather than in SQLite's busy handler: that handler
+   * sleeps on this thread, so while another process held the lock every request of this one waited too (the same
+   * BUSY_TIMEOUT_MS at most, then the retryable store_unavailable as before).
+   */
+  async function beginImmediate(): Promise<void> {
+    const deadline = Date.now() + BUSY_TIMEOUT_MS;
+    for (let pauseMs = 1; ; pauseMs = Math.min(2 * pauseMs, MAX_LOCK_PAUSE_MS)) {
+      db.pragma("busy_timeout = 0");
+      try {
+        db.exec("BEGIN IMMEDIATE");
+        return;
+      } catch (err) {
+        if (!(err as { code?: string }).code?.startsWith("SQLITE_BUSY") || Date.now() >= deadline) throw asBusyError(err);
+      } finally {
+        // At once: the other statements on this connection (reads, single-statement writes) keep SQLite's wait.
+        db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+      }
+      await new Promise((resolve) => setTimeout(resolve, pauseMs));
+      if (closed) throw new ServiceError("store_unavailable", "The store is closed.");
+    }
+  }
+
   async function runWrite<T>(workspaceId: number, fn: (tx: WorkspaceTx) => Promise<T>): Promise<T> {
     if (closed) throw new ServiceError("store_unavailable", "The store is closed.");
-    try {
-      db.exec("BEGIN IMMEDIATE");
-    } catch (err) {
-      throw asBusyError(err);
-    }
+    await beginImmediate();
     try {
       const result = await fn(txFor(workspaceId));
       db.exec("COMMIT");
@@ -1103,8 +1124,25 @@ export function openSqliteStore(path: string): MemoryStore {
     async recordRead(workspaceId, ids, nowMs) {
       await serialize(async () => recordRead(workspaceId, ids, nowMs));
     },
-    async recordReads(batches) {
-      await serialize(async () => recordReads(batches));
+    async recordReads(batches, { waitForLock = true } = {}) {
+      return serialize(async () => {
+        if (waitForLock) {
+          recordReads(batches);
+          return true;
+        }
+        // busy_timeout's wait is a sleep on this thread: with another process's transaction open, it would hold every
+        // request for up to BUSY_TIMEOUT_MS. Not waiting, a busy file writes nothing (the transaction rolls back).
+        db.pragma("busy_timeout = 0");
+        try {
+          recordReads(batches);
+          return true;
+        } catch (error) {
+          if ((error as { code?: string }).code?.startsWith("SQLITE_BUSY")) return false;
+          throw error;
+        } finally {
+          db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+        }
+      });
     },
     async memoriesNotEmbeddedBy(embedderId, limit, workspaceId, fromPrefix = "") {
       const like = likePrefix(fromPrefix);
