@@ -191,10 +191,12 @@ describe("retrieval bookkeeping with another process writing (SQLite)", () => {
       ],
       { stdio: ["ignore", "pipe", "inherit"] },
     );
+    // listened for at once: the wait below turns the event loop, so the holder may exit before close() returns
+    const exited = new Promise((resolve) => holder.once("exit", resolve));
     await new Promise<void>((resolve) => holder.stdout!.once("data", () => resolve()));
     await bookkeeping.close();
     expect(await countsOf(store, workspaceId, ids)).toEqual([[1, T0 + 1]]);
-    await new Promise((resolve) => holder.once("exit", resolve));
+    await exited;
     await store.close();
   });
 });

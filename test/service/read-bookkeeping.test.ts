@@ -145,3 +145,47 @@ describe("read bookkeeping", () => {
     },
   );
 });
+
+// SQLite only: the writes no request waits for — the key's last-use mark (a key's first request), the webhook
+// worker's claim (here every 50 ms) — wait for another process's write lock between turns of the event loop, so
+// while that lock is held every request still answers, and each write lands once it goes.
+describe.skipIf(Boolean(TEST_DATABASE_URL))("writes nobody waits for, on SQLite with another process's write lock held", () => {
+  let own: ServiceHandle;
+  beforeAll(async () => {
+    own = await startService({ env: { BRAIN_WEBHOOK_POLL_MS: "50" } });
+  });
+  afterAll(async () => {
+    await own?.stop();
+  });
+
+  it("answers a key's first requests while the key's mark and the webhook claim wait, then writes the mark", async () => {
+    const lastUsed = async () =>
+      (
+        await queryStore<{ at: number | null }>(own, { sqlite: "SELECT last_used_at AS at FROM api_keys WHERE id = ?", pg: "" }, [
+          own.keyId,
+        ])
+      )[0]!.at;
+    expect(await lastUsed()).toBeNull(); // the key was made by the admin CLI and never used
+    const { default: Database } = await import("better-sqlite3");
+    const other = new Database(own.dbPath!, { fileMustExist: true });
+    other.exec("BEGIN IMMEDIATE");
+    try {
+      for (let i = 0; i < 3; i++) {
+        const started = performance.now();
+        const res = await call(own.baseURL, "POST", "/v1/memory/retrieve", { key: own.apiKey, json: { query: "anything at all" } });
+        const ms = performance.now() - started;
+        expect(res.status, res.text).toBe(200);
+        // a write asleep in SQLite's busy handler would hold this until the lock goes or 15 s pass
+        expect(ms, `retrieve ${i + 1}: ${ms.toFixed(0)} ms`).toBeLessThan(5_000);
+        await new Promise((r) => setTimeout(r, 300)); // several webhook claims tried meanwhile
+      }
+      expect(await lastUsed()).toBeNull(); // not written while the lock is held
+    } finally {
+      other.exec("ROLLBACK");
+      other.close();
+    }
+    const deadline = Date.now() + 10_000;
+    while (Date.now() < deadline && (await lastUsed()) === null) await new Promise((r) => setTimeout(r, 50));
+    expect(await lastUsed()).toBeGreaterThan(0);
+  });
+});

@@ -13,7 +13,11 @@ export interface SqlRunner {
   transaction<T>(fn: (tx: SqlRunner) => Promise<T>): Promise<T>;
 }
 
-export function sqliteRunner(db: BetterSqlite3.Database, serialize: <T>(fn: () => Promise<T>) => Promise<T>): SqlRunner {
+export function sqliteRunner(
+  db: BetterSqlite3.Database,
+  serialize: <T>(fn: () => Promise<T>) => Promise<T>,
+  whenFree: <T>(write: () => T) => Promise<T>,
+): SqlRunner {
   const statements = new Map<string, BetterSqlite3.Statement>();
   const prepare = (sql: string) => {
     const known = statements.get(sql);
@@ -24,24 +28,22 @@ export function sqliteRunner(db: BetterSqlite3.Database, serialize: <T>(fn: () =
   };
   const direct: SqlRunner = {
     dialect: "sqlite",
-    all: async <R>(sql: string, params: unknown[] = []) => {
-      const statement = prepare(sql);
-      if (statement.reader) return statement.all(...params) as R[];
-      statement.run(...params);
-      return [];
-    },
+    all: async <R>(sql: string, params: unknown[] = []) => writeAll<R>(prepare(sql), params),
     run: async (sql, params = []) => prepare(sql).run(...params).changes,
     transaction: (fn) => fn(direct),
   };
   return {
     dialect: "sqlite",
-    // Reads see committed rows; writes wait their turn on the store's connection.
+    // Reads see committed rows; writes wait their turn on the store's connection, and for another process's write lock
+    // between turns of the event loop (the store's whenFree), not asleep on this thread.
     all: <R>(sql: string, params?: unknown[]) =>
-      prepare(sql).reader && !/\bRETURNING\b/i.test(sql) ? direct.all<R>(sql, params) : serialize(() => direct.all<R>(sql, params)),
-    run: (sql, params) => serialize(() => direct.run(sql, params)),
+      prepare(sql).reader && !/\bRETURNING\b/i.test(sql)
+        ? direct.all<R>(sql, params)
+        : serialize(() => whenFree(() => writeAll<R>(prepare(sql), params ?? []))),
+    run: (sql, params = []) => serialize(() => whenFree(() => prepare(sql).run(...params).changes)),
     transaction: (fn) =>
       serialize(async () => {
-        db.exec("BEGIN IMMEDIATE");
+        await whenFree(() => db.exec("BEGIN IMMEDIATE"));
         try {
           const result = await fn(direct);
           db.exec("COMMIT");
@@ -87,4 +89,11 @@ export function postgresRunner(pool: Pool): SqlRunner {
     },
   });
   return on(pool);
+}
+
+/** A statement's rows (a read, or a write with RETURNING) or none for a plain write, synchronously. */
+function writeAll<R>(statement: BetterSqlite3.Statement, params: unknown[]): R[] {
+  if (statement.reader) return statement.all(...params) as R[];
+  statement.run(...params);
+  return [];
 }

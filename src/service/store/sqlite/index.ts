@@ -938,27 +938,31 @@ export function openSqliteStore(path: string): MemoryStore {
   }
 
   /**
-   * The write lock, waited for between turns of the event loop rather than in SQLite's busy handler: that handler
-   * sleeps on this thread, so while another process held the lock every request of this one waited too (the same
-   * BUSY_TIMEOUT_MS at most, then the retryable store_unavailable as before).
+   * One write (a statement, a `db.transaction`, or `BEGIN IMMEDIATE`), its wait for the write lock another process
+   * holds done between turns of the event loop rather than in SQLite's busy handler: that handler sleeps on this
+   * thread, so while another process held the lock every request of this one waited too. Tried with busy_timeout 0
+   * and paused 1-20 ms between tries, up to the same BUSY_TIMEOUT_MS, then the retryable store_unavailable as before.
+   * A write that failed busy changed nothing (a statement or a transaction that could not take the lock rolls back),
+   * so trying it again is safe.
    */
-  async function beginImmediate(): Promise<void> {
+  async function whenFree<T>(write: () => T): Promise<T> {
     const deadline = Date.now() + BUSY_TIMEOUT_MS;
     for (let pauseMs = 1; ; pauseMs = Math.min(2 * pauseMs, MAX_LOCK_PAUSE_MS)) {
       db.pragma("busy_timeout = 0");
       try {
-        db.exec("BEGIN IMMEDIATE");
-        return;
+        return write();
       } catch (err) {
         if (!(err as { code?: string }).code?.startsWith("SQLITE_BUSY") || Date.now() >= deadline) throw asBusyError(err);
       } finally {
-        // At once: the other statements on this connection (reads, single-statement writes) keep SQLite's wait.
+        // At once: reads and checkpoints on this connection keep SQLite's own wait.
         db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
       }
       await new Promise((resolve) => setTimeout(resolve, pauseMs));
       if (closed) throw new ServiceError("store_unavailable", "The store is closed.");
     }
   }
+
+  const beginImmediate = () => whenFree(() => db.exec("BEGIN IMMEDIATE"));
 
   async function runWrite<T>(workspaceId: number, fn: (tx: WorkspaceTx) => Promise<T>): Promise<T> {
     if (closed) throw new ServiceError("store_unavailable", "The store is closed.");
@@ -1035,9 +1039,7 @@ export function openSqliteStore(path: string): MemoryStore {
       return q.listKeys.all(workspaceId) as ApiKeyRecord[];
     },
     async markKeyUsed(keyId, nowMs, notBeforeMs) {
-      await serialize(async () => {
-        q.markKeyUsed.run(nowMs, keyId, notBeforeMs);
-      });
+      await serialize(() => whenFree(() => q.markKeyUsed.run(nowMs, keyId, notBeforeMs)));
     },
 
     vectorsSince: async (workspaceId, sinceRev, limit, codesFor) => readVectors(workspaceId, sinceRev, limit, codesFor),
@@ -1063,7 +1065,7 @@ export function openSqliteStore(path: string): MemoryStore {
       for (const chunk of chunks) {
         await serialize(async () => {
           if (closed) throw new ServiceError("store_unavailable", "The store is closed.");
-          q.insertSnapshotChunk.run(workspaceId, generation, written, chunk);
+          await whenFree(() => q.insertSnapshotChunk.run(workspaceId, generation, written, chunk));
         });
         written++;
         // Other requests run between chunks (each ~1.7 MB).
@@ -1072,7 +1074,7 @@ export function openSqliteStore(path: string): MemoryStore {
       const published = await serialize(async () => {
         if (closed) throw new ServiceError("store_unavailable", "The store is closed.");
         try {
-          const published = publishSnapshot.immediate(workspaceId, generation, written, header);
+          const published = await whenFree(() => publishSnapshot.immediate(workspaceId, generation, written, header));
           // Codes of a memory forgotten meanwhile were in the chunks just deleted: out of the WAL too, as a forget does.
           if (!published) db.pragma("wal_checkpoint(TRUNCATE)");
           return published;
@@ -1086,7 +1088,7 @@ export function openSqliteStore(path: string): MemoryStore {
         const older = (await serialize(async () => q.otherSnapshotChunks.all(workspaceId, generation))) as [number, number][];
         for (const [olderGeneration, chunk] of older) {
           await serialize(async () => {
-            if (!closed) q.dropSnapshotChunk.run(workspaceId, olderGeneration, chunk);
+            if (!closed) await whenFree(() => q.dropSnapshotChunk.run(workspaceId, olderGeneration, chunk));
           });
           await new Promise<void>((resolve) => setImmediate(resolve));
         }
@@ -1117,17 +1119,15 @@ export function openSqliteStore(path: string): MemoryStore {
     memoryStats: (workspaceId) => readStats("sqlite", workspaceId, readAll),
     async touchMemories(workspaceId, ids, nowMs) {
       if (ids.length === 0) return;
-      await serialize(async () => {
-        q.touchMemories.run(nowMs, workspaceId, JSON.stringify(ids));
-      });
+      await serialize(() => whenFree(() => q.touchMemories.run(nowMs, workspaceId, JSON.stringify(ids))));
     },
     async recordRead(workspaceId, ids, nowMs) {
-      await serialize(async () => recordRead(workspaceId, ids, nowMs));
+      await serialize(() => whenFree(() => recordRead(workspaceId, ids, nowMs)));
     },
     async recordReads(batches, { waitForLock = true } = {}) {
       return serialize(async () => {
         if (waitForLock) {
-          recordReads(batches);
+          await whenFree(() => recordReads(batches));
           return true;
         }
         // busy_timeout's wait is a sleep on this thread: with another process's transaction open, it would hold every
@@ -1156,7 +1156,7 @@ export function openSqliteStore(path: string): MemoryStore {
       return serialize(async () => {
         if (closed) throw new ServiceError("store_unavailable", "The store is closed.");
         try {
-          const deleted = forget.immediate(workspaceId, ids, Date.now());
+          const deleted = await whenFree(() => forget.immediate(workspaceId, ids, Date.now()));
           // The WAL still holds the pages as they were before the forget (the text): copied into the file, whose
           // freed bytes secure_delete has zeroed, and truncated. Waits (busy_timeout) for readers of older snapshots.
           if (deleted.length > 0) db.pragma("wal_checkpoint(TRUNCATE)");
@@ -1187,9 +1187,7 @@ export function openSqliteStore(path: string): MemoryStore {
     getIdempotency: async (workspaceId, key, notBeforeMs) => getIdempotency(workspaceId, key, notBeforeMs),
 
     async recordUsage(workspaceId, kind: UsageKind, memoryId, nowMs) {
-      await serialize(async () => {
-        q.recordUsage.run(workspaceId, kind, memoryId, nowMs);
-      });
+      await serialize(() => whenFree(() => q.recordUsage.run(workspaceId, kind, memoryId, nowMs)));
     },
     async usageCounts(workspaceId) {
       const counts = { write: 0, read: 0 };
@@ -1204,14 +1202,12 @@ export function openSqliteStore(path: string): MemoryStore {
       return buckets.take(keyId, rps, burst, nowMs);
     },
 
-    webhooks: createWebhookStore(sqliteRunner(db, serialize)),
+    webhooks: createWebhookStore(sqliteRunner(db, serialize, whenFree)),
 
     async ping() {
       if (!file.attached()) return false;
       try {
-        await serialize(async () => {
-          q.probe.run(Date.now());
-        });
+        await serialize(() => whenFree(() => q.probe.run(Date.now())));
         return q.readProbe.get() !== undefined;
       } catch {
         return false;
