@@ -49,7 +49,7 @@ export function batchReadBookkeeping(store: MemoryStore, log: ServiceLog, interv
     if (timer || closed) return;
     timer = setTimeout(() => {
       timer = null;
-      void flushWhenFree().catch(() => undefined); // logged in write(); the reads wait for the next interval
+      void flush(false).catch(() => undefined); // logged in write(); the reads wait for the next interval
     }, intervalMs);
   }
 
@@ -103,15 +103,12 @@ export function batchReadBookkeeping(store: MemoryStore, log: ServiceLog, interv
     writing = new Map();
   }
 
-  /** One write at a time, in order: a flush waits for the one running, then writes what gathered meanwhile. */
-  function flush(): Promise<void> {
-    running = running.catch(() => undefined).then(() => write(true));
-    return running;
-  }
-
-  /** The interval's write: as flush, but a store busy with another process's write is left for the next interval. */
-  function flushWhenFree(): Promise<void> {
-    running = running.catch(() => undefined).then(() => write(false));
+  /**
+   * One write at a time, in order: a flush waits for the one running, then writes what gathered meanwhile. The
+   * interval's own writes pass `waitForLock` false: a store busy with another process's write is left for the next one.
+   */
+  function flush(waitForLock = true): Promise<void> {
+    running = running.catch(() => undefined).then(() => write(waitForLock));
     return running;
   }
 
@@ -135,14 +132,14 @@ export function batchReadBookkeeping(store: MemoryStore, log: ServiceLog, interv
         reads.touched.set(id, { count: (known?.count ?? 0) + 1, lastAtMs: Math.max(known?.lastAtMs ?? 0, nowMs) });
       }
       reads.readsAtMs.push(nowMs);
-      if (++gatheredCount >= FLUSH_AT_READS) void flushWhenFree().catch(() => undefined);
+      if (++gatheredCount >= FLUSH_AT_READS) void flush(false).catch(() => undefined);
       else schedule();
     },
     withPendingReads(workspaceId, records) {
       if (gathered.size === 0 && writing.size === 0) return records;
       return records.map((r) => overlay(workspaceId, r));
     },
-    flush,
+    flush: () => flush(),
     async close() {
       closed = true;
       if (timer) clearTimeout(timer), (timer = null);

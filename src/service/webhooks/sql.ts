@@ -28,7 +28,7 @@ export function sqliteRunner(
   };
   const direct: SqlRunner = {
     dialect: "sqlite",
-    all: async <R>(sql: string, params: unknown[] = []) => writeAll<R>(prepare(sql), params),
+    all: async <R>(sql: string, params: unknown[] = []) => rowsOf<R>(prepare(sql), params),
     run: async (sql, params = []) => prepare(sql).run(...params).changes,
     transaction: (fn) => fn(direct),
   };
@@ -39,7 +39,7 @@ export function sqliteRunner(
     all: <R>(sql: string, params?: unknown[]) =>
       prepare(sql).reader && !/\bRETURNING\b/i.test(sql)
         ? direct.all<R>(sql, params)
-        : serialize(() => whenFree(() => writeAll<R>(prepare(sql), params ?? []))),
+        : serialize(() => whenFree(() => rowsOf<R>(prepare(sql), params ?? []))),
     run: (sql, params = []) => serialize(() => whenFree(() => prepare(sql).run(...params).changes)),
     transaction: (fn) =>
       serialize(async () => {
@@ -92,7 +92,7 @@ export function postgresRunner(pool: Pool): SqlRunner {
 }
 
 /** A statement's rows (a read, or a write with RETURNING) or none for a plain write, synchronously. */
-function writeAll<R>(statement: BetterSqlite3.Statement, params: unknown[]): R[] {
+function rowsOf<R>(statement: BetterSqlite3.Statement, params: unknown[]): R[] {
   if (statement.reader) return statement.all(...params) as R[];
   statement.run(...params);
   return [];

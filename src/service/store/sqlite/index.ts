@@ -445,11 +445,14 @@ function rowId(result: BetterSqlite3.RunResult): number {
   return Number(result.lastInsertRowid);
 }
 
+/** SQLite could not take a lock another connection holds (SQLITE_BUSY and its extended codes). */
+function isBusy(err: unknown): boolean {
+  return (err as { code?: string }).code?.startsWith("SQLITE_BUSY") === true;
+}
+
 /** Another process held the write lock for longer than busy_timeout: a retryable 503, not a crash. */
 function asBusyError(err: unknown): unknown {
-  return (err as { code?: string }).code?.startsWith("SQLITE_BUSY")
-    ? new ServiceError("store_unavailable", "The memory store is busy; retry in a moment.")
-    : err;
+  return isBusy(err) ? new ServiceError("store_unavailable", "The memory store is busy; retry in a moment.") : err;
 }
 
 export function loadDriver(): typeof BetterSqlite3 {
@@ -948,17 +951,27 @@ export function openSqliteStore(path: string): MemoryStore {
   async function whenFree<T>(write: () => T): Promise<T> {
     const deadline = Date.now() + BUSY_TIMEOUT_MS;
     for (let pauseMs = 1; ; pauseMs = Math.min(2 * pauseMs, MAX_LOCK_PAUSE_MS)) {
-      db.pragma("busy_timeout = 0");
-      try {
-        return write();
-      } catch (err) {
-        if (!(err as { code?: string }).code?.startsWith("SQLITE_BUSY") || Date.now() >= deadline) throw asBusyError(err);
-      } finally {
-        // At once: reads and checkpoints on this connection keep SQLite's own wait.
-        db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
-      }
+      const tried = tryOnce(write, Date.now() >= deadline);
+      if (tried.done) return tried.value;
       await new Promise((resolve) => setTimeout(resolve, pauseMs));
       if (closed) throw new ServiceError("store_unavailable", "The store is closed.");
+    }
+  }
+
+  /**
+   * One try of a write with busy_timeout 0: its value, or not done when another process holds the write lock (the
+   * retryable store_unavailable instead when `last`). busy_timeout is set back at once, so reads and checkpoints on
+   * this connection keep SQLite's own wait.
+   */
+  function tryOnce<T>(write: () => T, last: boolean): { done: true; value: T } | { done: false } {
+    db.pragma("busy_timeout = 0");
+    try {
+      return { done: true, value: write() };
+    } catch (err) {
+      if (!isBusy(err) || last) throw asBusyError(err);
+      return { done: false };
+    } finally {
+      db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
     }
   }
 
@@ -1132,16 +1145,7 @@ export function openSqliteStore(path: string): MemoryStore {
         }
         // busy_timeout's wait is a sleep on this thread: with another process's transaction open, it would hold every
         // request for up to BUSY_TIMEOUT_MS. Not waiting, a busy file writes nothing (the transaction rolls back).
-        db.pragma("busy_timeout = 0");
-        try {
-          recordReads(batches);
-          return true;
-        } catch (error) {
-          if ((error as { code?: string }).code?.startsWith("SQLITE_BUSY")) return false;
-          throw error;
-        } finally {
-          db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
-        }
+        return tryOnce(() => recordReads(batches), false).done;
       });
     },
     async memoriesNotEmbeddedBy(embedderId, limit, workspaceId, fromPrefix = "") {
