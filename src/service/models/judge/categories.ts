@@ -306,6 +306,11 @@ export interface TopicCalibration {
   bestBelow?: number;
   ratio: number;
   shortCap: number;
+  /**
+   * The cap for longer texts (older weight files: MAX_TOPICS). People give a long memory hardly more topics than a short
+   * one (1.11-1.29 per memory at every length over the five labelled groups; 3 topics on 2 rows of 1,104).
+   */
+  longCap?: number;
 }
 export const SHORT_TEXT_WORDS = 10;
 
@@ -491,7 +496,7 @@ export function pickTopics(
   const order = ranked(margins, topicOrder);
   const best = order[0]?.[1] ?? 0;
   const words = text.trim().split(/\s+/).length;
-  const cap = words <= SHORT_TEXT_WORDS ? calibration.shortCap : MAX_TOPICS;
+  const cap = words <= SHORT_TEXT_WORDS ? calibration.shortCap : (calibration.longCap ?? MAX_TOPICS);
   const kept = order.filter(([t, m]) => !given.has(t) && m >= calibration.ratio * best).map(([t]) => t);
   return [...topicOrder.filter((t) => given.has(t)), ...kept].slice(0, cap);
 }
