@@ -272,12 +272,20 @@ describe("a labeller left out of training (leave one labeller out, issue 30's fo
     ...rows.filter((r) => r.split === "dev"),
     ...set("category-labels-holdout2.json"),
     ...set("category-labels-voices.json"),
+    ...set("category-labels-holdout3.json"),
+    ...set("category-labels-voices2.json"),
   ];
 
   it("has at least 300 memories in several groups, with valid labels and no text twice", () => {
     expect(rows.length).toBeGreaterThanOrEqual(300);
     expect(held.length).toBeGreaterThanOrEqual(100);
-    const all = [...rows, ...set("category-labels-holdout2.json"), ...set("category-labels-voices.json")];
+    const all = [
+      ...rows,
+      ...set("category-labels-holdout2.json"),
+      ...set("category-labels-voices.json"),
+      ...set("category-labels-holdout3.json"),
+      ...set("category-labels-voices2.json"),
+    ];
     expect(new Set(all.map((r) => r.text)).size).toBe(all.length);
     for (const r of all) {
       expect(DOMAINS as readonly string[], r.text).toContain(r.domain);
@@ -289,7 +297,7 @@ describe("a labeller left out of training (leave one labeller out, issue 30's fo
     const sentences = async (texts: string[]) => (await embedder.embed(texts, "document")).map((v) => sentencePart(v, embedder.id)!);
     const X = await sentences(train.map((r) => r.text));
     const Y = train.map((r) => [...DOMAINS.map((d) => (r.domain === d ? 1 : 0)), ...TOPICS.map((t) => (r.topics.includes(t) ? 1 : 0))]);
-    const fit = fitLogistic(X, Y, CLASSIFIER_WEIGHTS.category_l2 ?? 0.0003);
+    const fit = fitLogistic(X, Y, CLASSIFIER_WEIGHTS.category_l2 ?? 0.0003, CLASSIFIER_WEIGHTS.category_iters ?? 300);
     const weights: ClassifierWeights = {
       ...CLASSIFIER_WEIGHTS,
       bias: [CLASSIFIER_WEIGHTS.bias[0]!, ...fit.b],

@@ -14,7 +14,7 @@ export const TOPIC_LEXICON: Record<Topic, Lexicon> = {
   ],
   profile: [
     [
-      /\b(?:my name is|name is|i am a|i'm a|works as|work as|job title|title is|role is|my role|is a (?:senior|junior|staff|principal|lead)|goes by|joined (?:the company|us|in)|is an? (?:\w+ )?(?:engineer|designer|developer|illustrator|teacher|nurse|doctor|analyst|founder|lawyer|accountant|writer|student|cto|ceo)|years of experience|pronouns|native language|speaks|grew up|vegetarian|vegan|time ?zone|birthday (?:is|falls)|born)\b/i,
+      /\b(?:my name is|name is|i am a|i'm a|works as|work as|job title|title is|role is|my role|is a (?:senior|junior|staff|principal|lead)|goes by|joined (?:the company|us|in)|is an? (?:\w+ )?(?:engineer|designer|developer|illustrator|teacher|nurse|doctors?|analyst|founder|lawyer|accountant|writer|student|cto|ceo)|years of experience|pronouns|native language|speaks|grew up|vegetarian|vegan|time ?zone|birthday (?:is|falls)|born)\b/i,
       2,
     ],
     [/\b(?:(?:i|he|she|they) (?:live|lives) in|based in|(?:is|am) the (?:cto|ceo|tech lead|manager|lead|owner|founder))\b/i, 2],
@@ -26,14 +26,14 @@ export const TOPIC_LEXICON: Record<Topic, Lexicon> = {
   ],
   relationship: [
     [
-      /\b(?:wife|husband|partner|girlfriend|boyfriend|son|daughter|kids?|children|mother|father|mom|dad|mum|parents?|brother|sister|sibling|friends?|mates|family(?!'s| (?:plan|home|house|place|history|recipes?|car|account|doctor|gp|room|name|business|tree|size|friendly|calendar|password|photos?))|married|together|cousins?|niece|nephew|uncle|aunt|grand(?:mother|father|ma|pa|parents?|son|daughter|kids?|children)|step(?:mother|father|mom|dad|son|daughter|brother|sister)|(?:mother|father|brother|sister|son|daughter)-in-law|in-laws|roommates?|flatmates?|housemates?|neighbou?rs?|godson|goddaughter|fianc[eé]e?|spouse|twins?|ex-(?:wife|husband|partner)|reports to|manager is|(?:user's|my|his|her|their) (?:line )?manager|counterpart|co-leads?|mentors?|mentee|go-to person|best friend|dog|cat)\b/i,
+      /\b(?:wife|husband|partner|girlfriend|boyfriend|son|daughter|kids?|children|mother|father|mom|dad|mum|parents?|brother|sister|sibling|friends?|mates|family(?!'s| (?:plans?|home|house|place|history|recipes?|car|account|doctors?|gp|room|name|business|tree|size|friendly|calendar|password|photos?))|married|together|cousins?|niece|nephew|uncle|aunt|grand(?:mother|father|ma|pa|parents?|son|daughter|kids?|children)|step(?:mother|father|mom|dad|son|daughter|brother|sister)|(?:mother|father|brother|sister|son|daughter)-in-law|in-laws|roommates?|flatmates?|housemates?|neighbou?rs?|godson|goddaughter|fianc[eé]e?|spouse|twins?|ex-(?:wife|husband|partner)|reports to|manager is|(?:user's|my|his|her|their) (?:line )?manager|counterpart|co-leads?|mentors?|mentee|go-to person|best friend|dog|cat|god(?:mother|father|parents?|daughter|son|child)|(?:my|his|her|their|a|an old) mate|co-owns?|co-founders?|business partner|(?:don'?t|doesn'?t|never) get (?:along|on)|fell out|clash(?:es)? (?:with|over))\b/i,
       2,
     ],
     [/\b(?:colleague|coworker|teammate|boss)\b/i, 1],
   ],
   project: [
     [
-      /\b(?:project|initiative|roadmap|milestone|epic|workstream|migration|rewrite|redesign|launch|mvp|v\d+(?:\.\d+)*|phase \d|beta|poc|proof of concept|codename|relaunch|rollout|renovat\w*|restoring|revamp|side project|big bet|pilot|(?:halfway|two-thirds|\d+ ?%) (?:through|done)|on hold|^building an?|(?:i'm|we're|i am|we are) (?:building|writing) an?)\b/i,
+      /\b(?:projects?|initiatives?|roadmaps?|milestones?|epics?|workstream|migration|rewrites?|redesigns?|launchs?|mvp|v\d+(?:\.\d+)*|phase \d|beta|poc|proof of concept|codename|relaunchs?|rollouts?|renovat\w*|restoring|revamp|side project|big bet|pilot|(?:halfway|two-thirds|\d+ ?%) (?:through|done)|on hold|^building an?|(?:i'm|we're|i am|we are) (?:building|writing) an?)\b/i,
       2,
     ],
     [/\b(?:repo(?:sitory)?|feature(?! branch| flags?| toggles?| freeze)|scope|team is building|working on)\b/i, 1],
@@ -45,7 +45,7 @@ export const TOPIC_LEXICON: Record<Topic, Lexicon> = {
     ],
     // An imperative opening the memory is a to-do ("Buy…", "Water the…"); so is a chore, whatever the verb.
     [
-      /^(?:please |todo:? |action:? )?(?:buy|book(?! club| group| fair)|call|email|send|pick up|renew|order|fix|update|upgrade|revoke|check|water|feed|take|finish|review|prepare|submit|remind|clean|pay|cancel|return|schedule|ask|tell|follow up|print|file|sign|reply|chase|add|get|collect|bring|write up|swap|draft|share|move|set up|install|ring|text|post|drop off|look into|bump|merge|migrate|rename|remove|delete|archive|invite|restart|rerun)\b/i,
+      /^(?:please |todo:? |action:? )?(?:buy|book(?! club| group| fair)|call|email|send|pick up|renew|order|fix|update|upgrade|revoke|check|water|feed|take|finish|review|prepare|submit|remind|clean|pay|cancel|return|schedule|ask|tell|follow up|print|file|sign|reply|chase|add|get|collect|bring|write up|swap|draft|share|move|set up|install|ring|text|post|drop off|look into|bump|merges?|migrate|rename|remove|delete|archive|invite|restart|rerun)\b/i,
       3,
     ],
     [
@@ -55,25 +55,25 @@ export const TOPIC_LEXICON: Record<Topic, Lexicon> = {
   ],
   deadline: [
     [
-      /\b(?:deadline|due|by (?:mon|tue|wed|thu|fri|sat|sun|end of|eod|eow|tomorrow|tonight|today|next|the \d|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|q[1-4])\w*|cutoff|cut-off|no later than|by the end of|closes on|ends on|must be in by|expires?|ship(?:s|ping)? (?:on|by)|release date|launch date|freeze|(?:shuts|closes|close|lapses|expires) (?:on |at )?(?:mon|tue|wed|thu|fri|sat|sun|midnight|noon|\d))\b/i,
+      /\b(?:deadlines?|due|by (?:mon|tue|wed|thu|fri|sat|sun|end of|eod|eow|tomorrow|tonight|today|next|the \d|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|q[1-4])\w*|cutoff|cut-off|no later than|runs? out (?:at|on|in|by|at the end)|by the end of|closes on|ends on|must be in by|expires?|ship(?:s|ping)? (?:on|by)|release date|launch date|freeze|(?:shuts|closes|close|lapses|expires) (?:on |at )?(?:mon|tue|wed|thu|fri|sat|sun|midnight|noon|\d))\b/i,
       3,
     ],
   ],
   decision: [
     [
-      /\b(?:decided|decision|agreed|we will|we'll|chose|chosen|choose|settled on|going forward|from now on|approved|rejected|signed off|picked|opted|standardi[sz]e[ds]?|policy|ruled out|no longer|made the call|final answer|(?:we|i)(?:'re| are| am)? go(?:ing)? with|went with|said (?:yes|no) to|decided\w*|(?:is|are) dropped|(?:we're|we are) dropping|not backfilling|weighed it up|settled(?=:)|is out\b)\b/i,
+      /\b(?:decided|decisions?|agreed|we will|we'll|chose|chosen|choose|settled on|going forward|from now on|approved|rejected|signed off|picked|opted|standardi[sz]e[ds]?|policy|ruled out|no longer|made the call|final answer|(?:we|i)(?:'re| are| am)? go(?:ing)? with|went with|said (?:yes|no) to|decided\w*|(?:is|are) dropped|(?:we're|we are) dropping|not backfilling|weighed it up|settled(?=:)|is out\b|adr\b|voted)\b/i,
       3,
     ],
   ],
   meeting: [
     [
-      /\b(?:meeting|meet with|meet (?:on|at|to discuss)|meets|standup|stand-up|sync(?! (?:worker|job|service|process|engine|script|client|server|api|task|queue|code|logic|bug|issue|error|fails?|failed|jobs|workers))|1:1|one-on-one|one on one|retro(?:spective)?|all-hands|all hands|call with|calendar|agenda|demo day|kickoff|kick-off|offsite|planning session|sprint planning|interview (?:with|at)|zoom|google meet|huddle|quarterly planning|planning (?:day|days|week)|review with)\b/i,
+      /\b(?:meetings?|meet with|meet (?:on|at|to discuss)|meets|standups?|stand-ups?|sync(?! (?:worker|job|service|process|engine|script|client|server|api|task|queue|code|logic|bugs?|issue|error|fails?|failed|jobs|workers))|1:1|one-on-one|one on one|retro(?:spective)?|all-hands|all hands|call with|calendar|agendas?|demo day|kickoffs?|kick-off|offsites?|planning session|sprint planning|interview (?:with|at)|zoom|google meet|huddles?|quarterly planning|planning (?:day|days|week)|review with|parents'? evening|case conference|debrief|catch-up with|catch up with)\b/i,
       3,
     ],
   ],
   process: [
     [
-      /\b(?:process|workflow|procedure|runbook|playbook|checklist|convention|guideline|code reviews?|pull requests?|approvals?|sign-off|postmortem|release process|deploy(?:s|ment)? (?:process|on|every|only)|ci\b|cd\b|pipeline|on-?call rotation|rotation|scrum|kanban|every (?:pr|release|merge|commit)|go(?:es)? through|before merging|must be reviewed|branch(?:ing)? (?:strategy|model)|trunk|gitflow|ship (?:weekly|daily)|weekly release)\b/i,
+      /\b(?:process|workflows?|procedures?|runbooks?|playbooks?|checklists?|conventions?|guidelines?|code reviews?|pull requests?|approvals?|sign-off|postmortem|release process|deploy(?:s|ment)? (?:process|on|every|only)|ci\b|cd\b|pipeline|on-?call rotation|rotation|scrum|kanban|every (?:pr|release|merges?|commits?)|go(?:es)? through|before merging|must be reviewed|branch(?:ing)? (?:strategy|model)|trunk|gitflow|ship (?:weekly|daily)|weekly release)\b/i,
       2,
     ],
     [
@@ -83,88 +83,88 @@ export const TOPIC_LEXICON: Record<Topic, Lexicon> = {
   ],
   infrastructure: [
     [
-      /\b(?:server|servers|cluster|kubernetes|k8s|docker|container|aws|gcp|azure|ec2|s3|lambda|terraform|ansible|nginx|load balancer|dns|cdn|cloudflare|database|postgres(?:ql)?|mysql|redis|kafka|rabbitmq|elasticsearch|mongodb|sqlite|staging|production|prod\b|deploy\w*|hosting|hosted|vpc|subnet|region|us-east|eu-west|node pool|vm|instance|disk|backup|monitoring|grafana|prometheus|datadog|uptime|latency|cpu|memory usage|outages?|downtime|connection pools?|(?:went|was|were|is) down|ci runner|github actions|infra\w*)\b/i,
+      /\b(?:server|servers|clusters?|kubernetes|k8s|docker|containers?|aws|gcp|azure|ec2|s3|lambda|terraform|ansible|nginx|load balancer|dns|cdn|cloudflare|databases?|postgres(?:ql)?|mysql|redis|kafka|rabbitmq|elasticsearch|mongodb|sqlite|staging|production|prod\b|deploy\w*|hosting|hosted|vpc|subnet|regions?|us-east|eu-west|node pool|vm|instances?|disk|backups?|monitoring|grafana|prometheus|datadog|uptime|latency|cpu|memory usage|outages?|downtime|connection pools?|(?:went|was|were|is) down|ci runner|github actions|infra\w*|wi-?fi|broadband|routers?|nas|raspberry pi|buckets?)\b/i,
       2,
     ],
   ],
   code: [
     [
-      /\b(?:coding|function|class|method|variable|typescript|javascript|python|rust|golang|go\b|java\b|kotlin|swift|ruby|php|c\+\+|react|vue|angular|node(?:\.js)?|npm|pnpm|yarn|endpoint|refactor\w*|lint\w*|eslint|prettier|unit tests?|vitest|jest|pytest|bug|stack trace|exception|typeerror|referenceerror|syntaxerror|valueerror|keyerror|traceback|nullpointerexception|\w+\.(?:ts|js|tsx|py|go|rs|java|rb|kt):\d+|compile\w*|git|pull request|snake_case|camelcase|pr #\d+|indent\w*|type hints|async|orm|sql|schema|regex|dependency|dependencies|sdk|graphql)\b/i,
+      /\b(?:coding|functions?|class|methods?|variables?|typescript|javascript|python|rust|golang|go\b|java\b|kotlin|swift|ruby|php|c\+\+|react|vue|angular|node(?:\.js)?|npm|pnpm|yarn|endpoints?|refactor\w*|lint\w*|eslint|prettier|unit tests?|vitest|jest|pytest|bugs?|stack trace|exception|typeerror|referenceerror|syntaxerror|valueerror|keyerror|traceback|nullpointerexception|\w+\.(?:ts|js|tsx|py|go|rs|java|rb|kt):\d+|compile\w*|git|pull request|snake_case|camelcase|pr #\d+|indent\w*|type hints|async|orm|sql|schemas?|regexs?|dependencys?|dependencies|sdks?|graphql)\b/i,
       2,
     ],
     // Words as often said of a process, a tool preference or a server as of code itself.
     [
-      /\b(?:(?<!(?:dress|zip|postal|post|promo|discount|coupon|qr|area|country|door|access|referral|voucher) )code(?![ -]?names?)|library|framework|api|(?<!(?:eye|blood|hearing|covid|driving|pregnancy|allergy|sight|urine|dna|lab|smog|mot) )tests?|build|commit|branch|merge|tabs|spaces|module|package|cli|json|yaml|rest)\b/i,
+      /\b(?:(?<!(?:dress|zip|postal|post|promo|discounts?|coupon|qr|area|countrys?|door|access|referral|voucher) )code(?![ -]?names?)|librarys?|frameworks?|api|(?<!(?:eye|blood|hearing|covid|driving|pregnancy|allergys?|sight|urine|dna|lab|smog|mot) )tests?|build|commits?|branchs?|merges?|tabs|spaces|modules?|packages?|cli|json|yaml|rest|scripts?|stored procedures?|notebooks?|dbt)\b/i,
       1.5,
     ],
     [/\b(?:built with|written in|flutter|django|rails|fastapi|spring boot|laravel|next\.js|svelte|tokio|lodash|kotlin)\b/i, 2],
   ],
   security: [
     [
-      /\b(?:security|secure|passwords?|credentials?|secrets?|api keys?|two-factor|2-factor|multi-factor|authenticat\w*|tokens?|2fa|mfa|sso|oauth|saml|vulnerab\w*|cve|breach|(?:data|credential|secret|key|token|password) leaks?|leaked|leaks? (?:of )?(?:data|credentials?|keys?|secrets?|passwords?|tokens?|pii)|encrypt\w*|tls|ssl|certificate|firewall|access control|permissions?|rbac|least privilege|soc ?2|gdpr|hipaa|pci|compliance|(?<!(?:accessibility|a11y|contrast|content|seo|ux|design|brand|energy|tax|financial|stock|inventory|expense|screen-reader) )audit|pentest|pen test|penetration test|xss|csrf|sql injection|phishing|rotat\w* (?:the |all |our |its |their |every |old |api |ssh |deploy )*(?:keys?|credentials?|secrets?|passwords?|tokens?|certificates?|certs?)|revoke\w*|private key|ssh keys?|vault|iam|dependabot|snyk|advisory|high severity|critical severity|hardware keys?|security keys?|yubikeys?|ssh access|failed (?:ssh )?logins?|ip blocked|usb (?:sticks?|drives?)|client certificates?|parental controls?|sms codes?|stolen)\b/i,
+      /\b(?:security|secure|passwords?|credentials?|secrets?|api keys?|two-factor|2-factor|multi-factor|authenticat\w*|tokens?|2fa|mfa|sso|oauth|saml|vulnerab\w*|cve|breachs?|(?:data|credential|secret|key|token|password) leaks?|leaked|leaks? (?:of )?(?:data|credentials?|keys?|secrets?|passwords?|tokens?|pii)|encrypt\w*|tls|ssl|(?:tls|ssl|https|x\.?509|root|server|signing|code-signing|wildcard|expired|expiring) certificates?|certs?\b|firewalls?|access control|permissions?|rbac|least privilege|soc ?2|gdpr|hipaa|pci|compliance|(?<!(?:accessibility|a11y|contrast|content|seo|ux|design|brand|energy|tax|financial|stock|inventory|expenses?|screen-reader) )audit|pentest|pen test|penetration test|xss|csrf|sql injection|phishing|rotat\w* (?:the |all |our |its |their |every |old |api |ssh |deploy )*(?:keys?|credentials?|secrets?|passwords?|tokens?|certificates?|certs?)|revoke\w*|private key|ssh keys?|vault|iam|dependabot|snyk|advisory|high severity|critical severity|hardware keys?|security keys?|yubikeys?|ssh access|failed (?:ssh )?logins?|ip blocked|usb (?:sticks?|drives?)|client certificates?|parental controls?|sms codes?|stolen|password managers?|bitwarden|1password|lastpass|keepass|scams?|smishing|fake (?:\w+ )?(?:texts?|emails?|calls?|invoices?)|shared logins?)\b/i,
       3,
     ],
   ],
   customer: [
     [
-      /\b(?:customers?|(?<!(?:http|https|api|rest|graphql|grpc|sql|db|database|redis|kafka|mail|e-?mail|ftp|ssh|vpn|web|desktop|mobile|thin|native|python|java|go|node|js|typescript|ruby|rust|s3|aws|oauth|sdk|test|mock|torrent|irc|chat) )clients?(?! certificates?| libraries| library| side| code)|user feedback|support ticket|churn\w*|renewal|enterprise|tenant|sla|onboarding call|their team|acme|globex|initech|umbrella corp|contoso|escalat\w*|nps|csat|qbr|csm|(?:biggest|largest|key|smallest) accounts?|signed a \S+ deal|\d+ (?:paid )?seats|threatening to (?:leave|churn|walk)|or they walk|prospects?|evaluating us|trial(?:l)?ing (?:our|the)|(?:support )?ticket (?:#|[a-z]+-)\d+)\b/i,
+      /\b(?:customers?|(?<!(?:http|https|api|rest|graphql|grpc|sql|db|databases?|redis|kafka|mail|e-?mail|ftp|ssh|vpn|web|desktop|mobile|thin|native|python|java|go|node|js|typescript|ruby|rust|s3|aws|oauth|sdks?|test|mock|torrent|irc|chat) )clients?(?! certificates?| libraries| library| side| code)|user feedback|support ticket|churn\w*|renewals?|enterprise|tenants?|sla|onboarding call|their team|acme|globex|initech|umbrella corp|contoso|escalat\w*|nps|csat|qbr|csm|(?:biggest|largest|key|smallest) accounts?|signed a \S+ deal|\d+ (?:paid )?seats|threatening to (?:leave|churn|walk)|or they walk|prospects?|evaluating us|trial(?:l)?ing (?:our|the)|(?:support )?ticket (?:#|[a-z]+-)\d+)\b/i,
       2,
     ],
   ],
   product: [
     [
-      /\b(?:product|features?(?! branch| flags?| toggles?| freeze)|roadmap|pricing page|plan|tier|free tier|pro plan|release notes|launch|users? want|ux|ui|onboarding flow|dashboard|mobile app|the app|app store|beta|waitlist|free trial|trial|tiers?|product-market|pm\b|spec|requirements|user story|a\/b test|experiment)\b/i,
+      /\b(?:product|features?(?! branch| flags?| toggles?| freeze)|roadmaps?|pricing page|plan|tiers?|free tier|pro plan|release notes|launchs?|users? want|ux|ui|onboarding flow|dashboard|mobile app|the app|app store|beta|waitlist|free trial|trial|tiers?|product-market|pm\b|specs?|requirements|user story|a\/b test|experiments?)\b/i,
       2,
     ],
-    [/\b(?:requested feature|feature requests?|most used feature|private beta|public beta|(?:we're|we are) launching)\b/i, 2],
+    [/\b(?:requested feature|feature requests?|most used feature|private beta|public beta|(?:we're|we are) launching|can now|now comes? with|next release|new version)\b/i, 2],
   ],
   finance: [
     [
-      /\b(?:budget|revenue|salary|salaries|invoices?|reimburse\w*|tax(?:es)?|funding|runway|burn rate|arr|mrr|profit|margin|bank|loan|mortgage|savings|401k|stocks?|equity|payroll|\$\s?\d[\d,.]*k?|€\s?\d|£\s?\d|usd|eur|dollars|euros|(?:aws|cloud|phone|electricity|gas|water|hosting) bill|bill (?:doubled|went up|is))\b/i,
+      /\b(?:budgets?|revenue|salarys?|salaries|invoices?|reimburse\w*|tax(?:es)?|funding|runway|burn rate|arr|mrr|profit|margin|bank|loans?|mortgages?|savings|401k|stocks?|equity|payroll|\$\s?\d[\d,.]*k?|€\s?\d|£\s?\d|usd|eur|dollars|euros|(?:aws|cloud|phone|electricity|gas|water|hosting) bill|bill (?:doubled|went up|is))\b/i,
       3,
     ],
     // Words that are often about money but as often name a system, a team or a product page ("the billing service").
-    [/\b(?:pay|paid|payments?|billing|price|pricing|cost\w*|spend\w*|expenses?|raise[ds]?(?! (?:(?:her|his|their|my|your|our|a|an|the|this|that) )?(?:hands?|concerns?|issues?|questions?|points?|bugs?|tickets?|flags?|alarms?|awareness|objections?))|burn|rent|options|quote|discount)\b/i, 2],
+    [/\b(?:pay|paid|payments?|billing|price|pricing|cost\w*|spend\w*|expenses?|raise[ds]?(?! (?:(?:her|his|their|my|your|our|a|an|the|this|that) )?(?:hands?|concerns?|issues?|questions?|points?|bugs?|tickets?|flags?|alarms?|awareness|objections?))|burn|rent|options|quotes?|discounts?)\b/i, 2],
   ],
   hiring: [
     [
-      /\b(?:hiring|hire|hired|candidates?|recruit\w*|(?<!visa |consulate |embassy |podcast |press |radio |tv )interview\w*|job (?:posting|opening|offer)|offer letter|(?:accepted|made) (?:our|an|the) offer|offer for|offer (?:sent|to|accepted|declined)|headcount|requisition|onboard(?:ing)? (?:the new|new)|new hire|resume|cv\b|take-home|referral|sourcing|talent)\b/i,
+      /\b(?:hiring|hire|hired|candidates?|recruit\w*|(?<!visa |consulate |embassy |podcast |press |radio |tv )interview\w*|job (?:posting|opening|offer)|offer letter|(?:accepted|made) (?:our|an|the) offer|offer for|offer (?:sent|to|accepted|declined)|headcount|requisition|onboard(?:ing)? (?:the new|new)|new hire|resume|cv\b|vacanc(?:y|ies)|applicants?|applications? for|job ads?|job adverts?|shortlist\w*|(?:first|second|final)-round|childminder|take-home|referral|sourcing|talent)\b/i,
       3,
     ],
   ],
   health: [
     [
-      /\b(?:health|allerg\w*|doctor|dentist|physio\w*|therapy|therapist|medication|medicine|diabet\w*|asthma|migraine|sick|illness|flu|covid|surgery|hospital|injur\w*|pregnan\w*|diet|gluten|lactose|vegan|vegetarian|exercise|workout|gym|running|sleep|mental health|blood|back pain|knee|wrist|broke (?:my|his|her|their) \w+|sleeps? (?:badly|poorly)|insomnia|checkup|check-up|vaccin\w*|prescription|eyesight|optician|eye test|heart (?:disease|condition|attack)|dementia|antidepressants?|seasick\w*|blood type|yoga|achilles|physio)\b/i,
+      /\b(?:health|allerg\w*|doctors?|dentists?|physio\w*|therapy|therapist|medication|medicine|diabet\w*|asthma|migraines?|sick|illness|flu|covid|surgerys?|hospital|injur\w*|pregnan\w*|diet|gluten|lactose|vegan|vegetarian|exercise|workout|gym|running|sleep|mental health|blood|back pain|knee|wrist|broke (?:my|his|her|their) \w+|sleeps? (?:badly|poorly)|insomnia|checkup|check-up|vaccin\w*|prescriptions?|eyesight|optician|eye test|heart (?:disease|condition|attack)|dementia|antidepressants?|seasick\w*|blood type|yoga|achilles|physio|tablets|jabs?|bad back|hard of hearing|arthritis|(?:hip|knee|eye) op\b)\b/i,
       3,
     ],
   ],
   travel: [
     [
-      /\b(?:travel\w*|trip|flight|flying|fly(?:ing)? to|fl(?:ies|ew) to|airport|hotel|airbnb|vacation(?! requests?| days| allowance| balance| policy)|holiday(?! season| party| rush| sales?| shopping| requests?| allowance| entitlement| balance| policy)|pto(?! requests?| balance| policy)|out of office|ooo|visa|passport|itinerary|conference in|offsite in|train to|layover|boarding|jet lag|abroad|booked (?:a|the) (?:flight|hotel|room)|long weekend|ski (?:week|trip)|backpacking|driving to|going to \w+ for)\b/i,
+      /\b(?:travel\w*|trips?|flights?|flying|fly(?:ing)? to|fl(?:ies|ew) to|airports?|hotels?|airbnb|vacation(?! requests?| days| allowance| balance| policy)|holiday(?! season| party| rush| sales?| shopping| requests?| allowance| entitlement| balance| policy)|pto(?! requests?| balance| policy)|out of office|ooo|visas?|passports?|itinerarys?|conference in|offsite in|train to|layovers?|boarding|jet lag|abroad|booked (?:a|the) (?:flights?|hotels?|room)|long weekend|ski (?:week|trips?)|backpacking|driving to|going to \w+ for)\b/i,
       3,
     ],
   ],
   location: [
     [
-      /\b(?:lives? in|living in|based in|located in|moved to|moving to|office (?:is )?in|hq|headquarters|address|city|country|remote from|remotely|works? from (?:home|a|the)|summer house|spread (?:across|between)|home base|(?:is|are) in (?:a village|a town|the suburbs)|(?:a|the) village|hot desks?|(?:\d+(?:st|nd|rd|th)|first|second|third|fourth|fifth|top|ground) floor|(?:end of|on) \w+ (?:lane|street|road|avenue)|data cent(?:re|er) (?:for|is in)|industrial park|time ?zone|utc[+-]\d|cet|pst|est|berlin|london|paris|new york|san francisco|tokyo|amsterdam|lisbon|madrid|toronto|sydney|singapore|bangalore|munich|seattle|austin|boston|chicago|dublin|zurich|stockholm|warsaw|barcelona)\b/i,
+      /\b(?:lives? in|living in|based in|located in|moved to|moving to|office (?:is )?in|hq|headquarters|addresss?|citys?|countrys?|remote from|remotely|works? from (?:home|a|the)|summer house|spread (?:across|between)|home base|(?:is|are) in (?:a village|a town|the suburbs)|(?:a|the) village|hot desks?|(?:\d+(?:st|nd|rd|th)|first|second|third|fourth|fifth|top|ground) floor|(?:end of|on) \w+ (?:lane|street|road|avenue)|data cent(?:re|er) (?:for|is in)|industrial park|(?:streets?|miles?|minutes?) (?:from|away)|round the corner|lock-up|warehouse|time ?zone|utc[+-]\d|cet|pst|est|berlin|london|paris|new york|san francisco|tokyo|amsterdam|lisbon|madrid|toronto|sydney|singapore|bangalore|munich|seattle|austin|boston|chicago|dublin|zurich|stockholm|warsaw|barcelona)\b/i,
       2,
     ],
   ],
   event: [
     [
-      /\b(?:event(?! (?:loop|bus|queue|stream|sourcing|handlers?|listeners?|emitters?|types?|schema|driven|log))|conference|summit|meetup|wedding|party|birthday|anniversary|concert|festival|webinar|workshop|hackathon|launch event|ceremony|graduation|game|match|recital|marathon|reunion|tournament|exhibition|dinner with|celebration|talk at|speaking at|attending|keynote|talk accepted|lightning talks?|picnic|volunteering day|booth|stand at|trade fair|expo|school play|gig|christening|\d+(?:st|nd|rd|th) birthday|(?:'s|my|her|his) \d0th|barbecue|bbq|street party|half marathon|charity (?:bike ride|run|walk|ride)|panel (?:on|at)|moderating)\b/i,
+      /\b(?:event(?! (?:loop|bus|queue|stream|sourcing|handlers?|listeners?|emitters?|types?|schemas?|driven|log))|conferences?|summits?|meetups?|weddings?|party|birthday|anniversary|concerts?|festivals?|webinars?|workshops?|hackathons?|launch event|ceremonys?|graduation|game|match|recitals?|marathon|reunions?|tournaments?|exhibitions?|dinner with|celebrations?|talk at|speaking at|attending|keynotes?|talk accepted|lightning talks?|picnic|volunteering day|booth|stand at|trade fair|expo|school play|gig|christening|\d+(?:st|nd|rd|th) birthday|(?:'s|my|her|his) \d0th|barbecue|bbq|street party|half marathon|charity (?:bike ride|run|walk|ride)|panel (?:on|at)|moderating|open day|f[eê]te|funeral|memorial service|[bt]at mitzvah|bar mitzvah|(?:retirement|leaving|farewell|christmas|birthday) (?:do|drinks|party|lunch|dinner))\b/i,
       3,
     ],
   ],
   learning: [
     [
-      /\b(?:learn\w*|studying|study|course|courses|tutorial|book on|reading|read (?:the|a)|certification|certified|exam|classes|lessons?|bootcamp|degree|university|mooc|coursera|udemy|duolingo|wants to get better at|get better at|improve (?:my|his|her|their) |night class|class in|working through|ch\. \d+|chapter \d+|understand how|brush(?:ing)? up on|tutor|mentoring program\w*|thesis|skills? to pick up|to [abc][12]\b|practice(?=:))\b/i,
+      /\b(?:learn\w*|studying|study|course|courses|tutorials?|book on|reading|read (?:the|a)|certifications?|certified|exams?|classes|lessons?|bootcamps?|degrees?|university|mooc|coursera|udemy|duolingo|wants to get better at|get better at|improve (?:my|his|her|their) |night class|class in|working through|ch\. \d+|chapter \d+|understand how|brush(?:ing)? up on|tutor|mentoring program\w*|thesis|skills? to pick up|certificate (?:course|in|online)|modules? left|evening class|to [abc][12]\b|practice(?=:))\b/i,
       3,
     ],
   ],
   contact: [
     [
-      /\b(?:e-?mail (?:is|address)|phone(?: number)?|number is|reachable (?:at|on|via)|reach(?:ed)? (?:him|her|them|me|it)? ?(?:at|on|via)|contact (?:is|person|info)|point of contact|slack handle|handle is|@[a-z0-9_]+\b|linkedin|whatsapp|signal|telegram|cell|mobile number|ping (?:him|her|them) on)\b/i,
+      /\b(?:e-?mail (?:is|addresss?)|phone(?: number)?|number is|reachable (?:at|on|via)|reach(?:ed)? (?:him|her|them|me|it)? ?(?:at|on|via)|contact (?:is|person|info)|point of contact|slack handle|handle is|@[a-z0-9_]+\b|linkedin|whatsapp|signal|telegram|cell|mobile number|ping (?:him|her|them) on)\b/i,
       3,
     ],
     [/\b[\w.+-]+@[\w-]+\.[\w.]+\b|\+\d[\d\s-]{6,}\d|\b\d{3}-\d{4}\b|\b0\d{9}\b/i, 3],

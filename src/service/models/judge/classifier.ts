@@ -27,6 +27,8 @@ export interface ClassifierWeights {
   category_link?: "logistic";
   /** The logistic regressions' L2 penalty (chosen by 10-fold topic F1 on the dev rows; recorded, not read). */
   category_l2?: number;
+  /** The logistic fits' gradient steps (older weight files: 300; recorded for the categories test's own fit). */
+  category_iters?: number;
   /** "importance" (correction to the rules), then "domain:<d>" and "topic:<t>" for every label. */
   labels: string[];
   bias: number[];
