@@ -433,9 +433,9 @@ const FIELD_TOPIC: ReadonlyArray<readonly [RegExp, Topic]> = [
 const FIELD = FIELD_TOPIC.map(([re]) => re.source.slice("^(?:".length, -")$".length)).join("|");
 const ROLE =
   "manager|managers|engineer|engineers|engineering manager|designer|designers|lead|leads|director|owner|owners|analyst|analysts|architect|specialist|consultant|representative|rep|reps|executive|coordinator|officer|associate|intern|administrator|admin|developer|developers|scientist|team|department|org|agency|agent|company|companies|firm|startup|provider|insurer|vendor|recruiter|partner|advisor|adviser|planner|instructor|nurse|assistant|operations|ops|job|role|position|opening|hire|candidate|interview";
-/** "product manager", "sales engineer", "health insurance company", "head of product", "VP of Sales". */
+/** "product manager", "product marketing manager", "sales engineer", "health insurance company", "head of product". */
 const TITLE = new RegExp(
-  `\\b(?:(?:senior|junior|staff|principal|lead|chief|associate|head|new|former|our|their|a|an|the)\\s+)*(?:(${FIELD})\\s+(?:${ROLE})\\b|(?:head|vp|vice president|director|chief|svp|evp|lead) of (${FIELD})\\b)`,
+  `\\b(?:(?:senior|junior|staff|principal|lead|chief|associate|head|new|former|our|their|a|an|the)\\s+)*(?:(${FIELD})\\s+(?:(?:${FIELD})\\s+)?(?:${ROLE})\\b|(?:head|vp|vice president|director|chief|svp|evp|lead) of (${FIELD})\\b)`,
   "gi",
 );
 
