@@ -448,7 +448,7 @@ const SYSTEM_FIELD_TOPIC: ReadonlyArray<readonly [RegExp, Topic]> = [
   [/^(?:tax|vat|billing|payments?|payroll|invoic\w*|pricing|price|accounting|expenses?|budget|currency|ledger|refunds?)$/i, "finance"],
   [/^(?:health|healthcheck|medical)$/i, "health"],
   [/^(?:travel|booking|flights?)$/i, "travel"],
-  [/^events?$/i, "event"],
+  [/^(?:events?)$/i, "event"],
   [/^(?:hiring|recruiting|candidates?|applicants?)$/i, "hiring"],
   [/^(?:learning|training|course)$/i, "learning"],
 ];
