@@ -276,7 +276,14 @@ describe("the calibrated selection", () => {
     const [, ...topics] = (await model.judge(text, NOW, await vectorOf(text))).categories;
     expect(topics.length).toBeLessThanOrEqual(longCap);
     const thresholds = Object.fromEntries(TOPICS.map((t) => [t, 1])) as Record<Topic, number>;
-    const scores = { topics: new Map<Topic, number>([["code", 5], ["infrastructure", 4], ["security", 3]]), domains: new Map() };
+    const scores = {
+      topics: new Map<Topic, number>([
+        ["code", 5],
+        ["infrastructure", 4],
+        ["security", 3],
+      ]),
+      domains: new Map(),
+    };
     const calibration = { thresholds, ratio: 0, shortCap: 1, longCap: 2 };
     expect(chooseCategories(scores, DOMAINS, TOPICS, text, calibration).slice(1)).toEqual(["code", "infrastructure"]);
     expect(chooseCategories(scores, DOMAINS, TOPICS, text, { ...calibration, longCap: undefined }).slice(1)).toHaveLength(3);

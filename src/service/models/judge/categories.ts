@@ -116,7 +116,10 @@ export const TOPIC_LEXICON: Record<Topic, Lexicon> = {
       /\b(?:product|features?(?! branch| flags?| toggles?| freeze)|roadmaps?|pricing page|plan|tiers?|free tier|pro plan|release notes|launchs?|users? want|ux|ui|onboarding flow|dashboard|mobile app|the app|app store|beta|waitlist|free trial|trial|tiers?|product-market|pm\b|specs?|requirements|user story|a\/b test|experiments?)\b/i,
       2,
     ],
-    [/\b(?:requested feature|feature requests?|most used feature|private beta|public beta|(?:we're|we are) launching|can now|now comes? with|next release|new version)\b/i, 2],
+    [
+      /\b(?:requested feature|feature requests?|most used feature|private beta|public beta|(?:we're|we are) launching|can now|now comes? with|next release|new version)\b/i,
+      2,
+    ],
   ],
   finance: [
     [
@@ -124,7 +127,10 @@ export const TOPIC_LEXICON: Record<Topic, Lexicon> = {
       3,
     ],
     // Words that are often about money but as often name a system, a team or a product page ("the billing service").
-    [/\b(?:pay|paid|payments?|billing|price|pricing|cost\w*|spend\w*|expenses?|raise[ds]?(?! (?:(?:her|his|their|my|your|our|a|an|the|this|that) )?(?:hands?|concerns?|issues?|questions?|points?|bugs?|tickets?|flags?|alarms?|awareness|objections?))|burn|rent|options|quotes?|discounts?)\b/i, 2],
+    [
+      /\b(?:pay|paid|payments?|billing|price|pricing|cost\w*|spend\w*|expenses?|raise[ds]?(?! (?:(?:her|his|their|my|your|our|a|an|the|this|that) )?(?:hands?|concerns?|issues?|questions?|points?|bugs?|tickets?|flags?|alarms?|awareness|objections?))|burn|rent|options|quotes?|discounts?)\b/i,
+      2,
+    ],
   ],
   hiring: [
     [
@@ -461,11 +467,23 @@ const SYSTEM = new RegExp(
  * A company's name with a field word in it ("a demo for Halden Health", "Kappa Finance"), and someone's line of work
  * ("works in finance", "does customer success at Zendesk"): the field's topic is no more the memory's than a title's.
  */
-const NAMED = new RegExp(`(?<=[a-z,;:)]\\s|\\b(?:for|at|with|from|to|of|by|and|join|joins|joined)\\s)[A-Z][\\w&'-]+\\s+(${FIELD})\\b`, "gi");
+const NAMED = new RegExp(
+  `(?<=[a-z,;:)]\\s|\\b(?:for|at|with|from|to|of|by|and|join|joins|joined)\\s)[A-Z][\\w&'-]+\\s+(${FIELD})\\b`,
+  "gi",
+);
 const LINE_OF_WORK = new RegExp(
   `\\b(?:(?:works?|working|a job|a career|jobs?) in (${FIELD})|does (customer success|customer support|sales|accounting|payroll|marketing))\\b`,
   "gi",
 );
+/** Each with a cheap test first: most memories have no system part, no two capitalized words and no line of work. */
+const FIELD_NAMES: ReadonlyArray<readonly [RegExp, RegExp]> = [
+  [
+    SYSTEM,
+    /\b(?:modules?|services?|microservices?|workers?|pipeline|endpoints?|handlers?|api|jobs?|cron|tables?|schema|component|script|webhooks?|queue|integration|codebase|repo|library|package|engine|calculator|logic|code|checks?|tests?|page|form|flow|bot)\b/i,
+  ],
+  [NAMED, /\S\s+[A-Z][\w&'-]*\s+[A-Z]/],
+  [LINE_OF_WORK, /\b(?:in|does) /i],
+];
 /** A name is capitalized, and so is its field word ("Halden Health", not "for mental health"). */
 const capitalized = (m: RegExpMatchArray, i: number) => /^[A-Z]/.test(m[0]) && /^[A-Z]/.test(m[i]!);
 
@@ -481,12 +499,15 @@ function findTitledTopics(text: string): Set<Topic> {
   const titled: Topic[] = [];
   const fieldOf = (word: string, table: typeof FIELD_TOPIC) => table.find(([re]) => re.test(word.toLowerCase().replace(/\s+/g, " ")))?.[1];
   let rest = text;
-  for (const re of [SYSTEM, NAMED, LINE_OF_WORK]) {
+  for (const [re, maybe] of FIELD_NAMES) {
+    if (!maybe.test(text)) continue;
     for (const m of text.matchAll(re)) {
       const i = m[1] === undefined ? 2 : 1;
       if (re === NAMED && !capitalized(m, i)) continue;
       const t = fieldOf(m[i]!, re === SYSTEM ? SYSTEM_FIELD_TOPIC : FIELD_TOPIC);
-      if (t) (titled.push(t), (rest = rest.replace(m[0], " ")));
+      if (!t) continue;
+      titled.push(t);
+      rest = rest.replace(m[0], " ");
     }
   }
   if (
