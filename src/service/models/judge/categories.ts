@@ -134,7 +134,7 @@ export const TOPIC_LEXICON: Record<Topic, Lexicon> = {
   ],
   hiring: [
     [
-      /\b(?:hiring|hire|hired|candidates?|recruit\w*|(?<!visa |consulate |embassy |podcast |press |radio |tv )interview\w*|job (?:posting|opening|offer)|offer letter|(?:accepted|made) (?:our|an|the) offer|offer for|offer (?:sent|to|accepted|declined)|headcount|requisition|onboard(?:ing)? (?:the new|new)|new hire|resume|cv\b|vacanc(?:y|ies)|applicants?|applications? for|job ads?|job adverts?|shortlist\w*|(?:first|second|final)-round|childminder|take-home|referral|sourcing|talent)\b/i,
+      /\b(?:hiring|hire|hired|candidates?|recruit\w*|(?<!visa |consulate |embassy |podcast |press |radio |tv )interview\w*|job (?:posting|opening|offer)|offer letter|(?:accepted|made) (?:our|an|the) offer|offer for|offer (?:sent|to|accepted|declined)|headcount|requisition|onboard(?:ing)? (?:the new|new)|new hire|resume|cv\b|vacanc(?:y|ies)|applicants?|(?:looking for|need|needs|want|wants|hiring|recruit|took on|taken on|taking on) (?:a|an|two|three|four|\d+|more|another)(?: more)?(?: [\w-]+){0,3} (?:engineers?|developers?|designers?|managers?|analysts?|bookkeepers?|accountants?|nannies|nanny|cleaners?|assistants?|interns?|porters?|chefs?|nurses?|teachers?|tutors?|writers?|marketers?|scientists?|administrators?|admins?|reps?|hires?)|starts? as (?:a|an|our)|join(?:s|ing) (?:us|the team) as|applications? for|job ads?|job adverts?|shortlist\w*|(?:first|second|final)-round|childminder|take-home|referral|sourcing|talent)\b/i,
       3,
     ],
   ],
