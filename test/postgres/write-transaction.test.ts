@@ -89,6 +89,15 @@ describe.skipIf(!canStartPostgres())("a PostgreSQL write transaction", () => {
         await tx.recordUsage("write", 1.5, T0);
       }),
     ).rejects.toThrow();
+    // The waiting writes fail in the message that also holds COMMIT (every value a literal): nothing commits.
+    await expect(
+      a.writeInWorkspace(ws, async (tx) => {
+        await tx.insertMemory(memory(ws, "never kept, third"));
+        await tx.putIdempotency(record(ws, "k3", "h3"), T0 - 1);
+        await tx.recordUsage("write", 1, null as unknown as number); // created_at is NOT NULL
+      }),
+    ).rejects.toThrow();
+    expect(await b.getIdempotency(ws, "k3", 0)).toBeNull();
     expect(await b.countMemories(ws)).toBe(0);
     expect(await b.usageCounts(ws)).toEqual({ write: 0, read: 0 });
     expect(await b.getIdempotency(ws, "k1", 0)).toBeNull();
@@ -225,6 +234,27 @@ describe.skipIf(!canStartPostgres())("a PostgreSQL write transaction", () => {
     }
     expect((await plain("plain", 0, 0)).rows.map((r) => r.rev)).toHaveLength(3);
     expect((await plain("plain", T0 + 2, 0)).record).toBeNull(); // older than the bound
+  });
+
+  it("sends a store's waiting writes with its COMMIT, as literals, and the same writes with placeholders when a value cannot be one", async () => {
+    const ws = await newWorkspace("commit-message");
+    const store = (key: string, meta: Record<string, unknown> = {}) =>
+      counted(() =>
+        a.writeInWorkspace(ws, async (tx) => {
+          const m = await tx.insertMemory(memory(ws, `fact for ${key}`));
+          await tx.recordUsage("write", m.id, T0);
+          await tx.putIdempotency({ ...record(ws, key, "h"), response: { memory_id: m.id, ...meta } }, T0 - 1);
+          return m.id;
+        }),
+      );
+    const quoted = await store("it's \\ quoted");
+    expect(quoted.messages).toHaveLength(3); // BEGIN + lock, INSERT, the writes + COMMIT
+    expect(quoted.messages[2]).toMatch(/; COMMIT$/);
+    const unicode = await store("unicode", { note: "caf\u00e9" });
+    expect(unicode.messages).toHaveLength(4); // the writes with placeholders, then COMMIT
+    expect(await b.getIdempotency(ws, "it's \\ quoted", 0)).toMatchObject({ request_hash: "h", response: { memory_id: quoted.result } });
+    expect(await b.getIdempotency(ws, "unicode", 0)).toMatchObject({ response: { memory_id: unicode.result, note: "caf\u00e9" } });
+    expect(await b.usageCounts(ws)).toEqual({ write: 2, read: 0 });
   });
 
   it("reads again after the transaction's first write, and never reads ahead for a different call", async () => {

@@ -148,6 +148,25 @@ export function asciiLiteral(s: string): string | undefined {
   const quoted = s.replace(/'/g, "''");
   return s.includes("\\") ? `E'${quoted.replace(/\\/g, "\\\\")}'` : `'${quoted}'`;
 }
+/** Hands out a statement's values: placeholders (Params) or literals (Literals). */
+interface Values {
+  add(value: unknown): string;
+}
+/**
+ * Values as SQL literals instead of placeholders, for a message that holds more than one statement (the waiting writes
+ * and COMMIT): null, safe integers and printable ASCII strings (asciiLiteral); `inlined` turns false at any other value,
+ * and the statement then goes with placeholders instead.
+ */
+class Literals implements Values {
+  inlined = true;
+  add(value: unknown): string {
+    if (value === null) return "NULL";
+    if (typeof value === "number" && Number.isSafeInteger(value)) return String(value);
+    const literal = typeof value === "string" ? asciiLiteral(value) : undefined;
+    if (literal === undefined) this.inlined = false;
+    return literal ?? "NULL";
+  }
+}
 /** Bookkeeping, not a memory: no wait for the WAL flush (the server writes it within 3 × wal_writer_delay). */
 const BEGIN_BOOKKEEPING = "BEGIN; SET LOCAL synchronous_commit = off";
 /** How long `admin memory compact` waits for the memories table's lock before giving up (ms). */
@@ -343,7 +362,7 @@ async function recordUsage(db: Queryable, workspaceId: number, kind: UsageKind, 
   await db.query(sql, params);
 }
 
-const usageInsert = (p: Params, workspaceId: number, kind: UsageKind, memoryId: number | null, nowMs: number) =>
+const usageInsert = (p: Values, workspaceId: number, kind: UsageKind, memoryId: number | null, nowMs: number) =>
   `INSERT INTO usage_events (workspace_id, kind, memory_id, created_at) VALUES (${p.add(workspaceId)}, ${p.add(kind)}, ${p.add(memoryId)}, ${p.add(nowMs)})`;
 
 /**
@@ -414,8 +433,12 @@ function rankedPostings(rows: readonly PostingsRow[], limit: number): LexicalMat
   );
 }
 
-/** A write that answers nothing: its data-modifying statements, their placeholders from the shared `p`. */
-type PendingWrite = (p: Params) => string[];
+/** A write that answers nothing: its data-modifying statements, their values from the shared `p`. */
+type PendingWrite = (p: Values) => string[];
+
+/** Writes that answer nothing as one statement: each a part of its WITH. */
+const asOneStatement = (parts: readonly string[]) =>
+  parts.length === 1 ? parts[0]! : `WITH ${parts.map((part, i) => `w${i} AS (${part})`).join(", ")} SELECT 1`;
 
 class PostgresWorkspaceTx implements WorkspaceTx {
   /**
@@ -448,8 +471,27 @@ class PostgresWorkspaceTx implements WorkspaceTx {
     const parts = this.pending.flatMap((write) => write(p));
     this.pending = [];
     this.recordPending = false;
-    const sql = parts.length === 1 ? parts[0]! : `WITH ${parts.map((part, i) => `w${i} AS (${part})`).join(", ")} SELECT 1`;
-    await this.client.query(sql, p.values);
+    await this.client.query(asOneStatement(parts), p.values);
+  }
+
+  /**
+   * The message that ends the transaction: the waiting writes and COMMIT in one round trip, their values as literals
+   * (a message of two statements takes no parameters; a store's usage event and idempotency record hold ids, times,
+   * the key and the response's JSON, all printable ASCII); when a value cannot be a literal, the writes go first as
+   * their own statement, as before. A failing write ends the message before its COMMIT, so nothing commits.
+   */
+  async commitMessage(): Promise<string> {
+    if (this.pending.length > 0) {
+      const literals = new Literals();
+      const parts = this.pending.flatMap((write) => write(literals));
+      if (literals.inlined) {
+        this.pending = [];
+        this.recordPending = false;
+        return `${asOneStatement(parts)}; COMMIT`;
+      }
+      await this.writePending();
+    }
+    return "COMMIT";
   }
 
   /** The transaction's connection, once the waiting writes are in. */
@@ -1079,6 +1121,7 @@ export class PostgresStore implements MemoryStore {
       key && `SELECT request_hash, response, created_at FROM idempotency_keys WHERE workspace_id = ${workspaceId} AND key = ${key}`,
       codesFor && vectorsSinceSql(String(workspaceId), String(since!.sinceRev), codesFor),
     ].filter((read): read is string => !!read);
+    let end = "COMMIT";
     return this.transaction(
       async (client, begun) => {
         const tx = new PostgresWorkspaceTx(workspaceId, client);
@@ -1089,10 +1132,11 @@ export class PostgresStore implements MemoryStore {
           tx.ahead.vectors = { sinceRev: since!.sinceRev, codesFor: since!.codesFor, rows };
         }
         const result = await fn(tx);
-        await tx.writePending();
+        end = await tx.commitMessage();
         return result;
       },
       [begin, ...reads].join("; "),
+      () => end,
     );
   }
 
@@ -1100,12 +1144,12 @@ export class PostgresStore implements MemoryStore {
    * Runs `fn` in one transaction on one connection: commits when it resolves, rolls back when it throws. `begin` opens
    * it (with whatever else must come first, in the same round trip).
    */
-  private transaction<T>(fn: (client: PoolClient, begun: QueryResult[]) => Promise<T>, begin = "BEGIN"): Promise<T> {
+  private transaction<T>(fn: (client: PoolClient, begun: QueryResult[]) => Promise<T>, begin = "BEGIN", end = () => "COMMIT"): Promise<T> {
     return this.withClient(async (client, broke) => {
       try {
         const opened = (await client.query(begin)) as QueryResult | QueryResult[];
         const result = await fn(client, Array.isArray(opened) ? opened : [opened]);
-        await client.query("COMMIT");
+        await client.query(end());
         this.reachable();
         return result;
       } catch (err) {
