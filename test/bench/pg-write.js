@@ -50,9 +50,9 @@ for (const dir of dirs) {
   const pg = (await import(join(dir, "node_modules/pg/lib/index.js"))).default;
   if (pg.Client.prototype.query.counted) continue;
   const query = pg.Client.prototype.query;
-  pg.Client.prototype.query = function () {
+  pg.Client.prototype.query = function (...args) {
     statements++;
-    return query.apply(this, arguments);
+    return query.apply(this, args);
   };
   pg.Client.prototype.query.counted = true;
 }
