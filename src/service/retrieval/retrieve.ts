@@ -81,7 +81,13 @@ export async function rankCandidates(
   const [[query], index, { lexical, lexicalRead }] = await Promise.all([
     embedder.embed([queryText], "query"),
     ahead
-      ? searched.then(({ vectors }) => indexes.applyAhead(workspaceId, ahead, vectors, source))
+      ? searched.then(
+          ({ vectors }) => indexes.applyAhead(workspaceId, ahead, vectors, source),
+          (err) => {
+            indexes.endAhead(workspaceId);
+            throw err;
+          },
+        )
       : indexes.refreshShared(workspaceId, source),
     searched.then(async ({ matches: lexical }) => {
       const lexicalRead = await readRowsOf(

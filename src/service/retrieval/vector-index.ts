@@ -399,6 +399,8 @@ export class VectorIndexes {
   /** Per workspace: the shared read refresh running now, and the one queued to start after it. */
   private running = new Map<number, Promise<WorkspaceIndex>>();
   private queued = new Map<number, Promise<WorkspaceIndex>>();
+  /** Workspaces with a read ahead out (readAhead, not yet applied). */
+  private aheadOut = new Set<number>();
   /** Per workspace: the snapshot being stored now (one at a time). */
   private storing = new Map<number, Promise<void>>();
 
@@ -443,7 +445,16 @@ export class VectorIndexes {
   readAhead(workspaceId: number): ReadAhead | undefined {
     const index = this.byWorkspace.get(workspaceId);
     if (!index || index.maxRev === 0 || this.running.has(workspaceId) || this.queued.has(workspaceId)) return undefined;
+    // One at a time per workspace: reads that arrive while one is out share `refreshShared`'s refresh instead (one
+    // statement for several reads, as before), rather than each reading the same new rows.
+    if (this.aheadOut.has(workspaceId)) return undefined;
+    this.aheadOut.add(workspaceId);
     return { index, sinceRev: index.maxRev, codesFor: this.embedderId, limit: REFRESH_PAGE_ROWS };
+  }
+
+  /** The read that `readAhead` answered has its rows, or failed: another read may read ahead. */
+  endAhead(workspaceId: number): void {
+    this.aheadOut.delete(workspaceId);
   }
 
   /**
@@ -452,6 +463,7 @@ export class VectorIndexes {
    * page (more may follow), the rest comes from `refreshShared`.
    */
   async applyAhead(workspaceId: number, ahead: ReadAhead, rows: readonly VectorRecord[], source: VectorSource): Promise<WorkspaceIndex> {
+    this.endAhead(workspaceId);
     if (this.byWorkspace.get(workspaceId) !== ahead.index) return this.refreshShared(workspaceId, source);
     const index = this.use(workspaceId);
     index.apply(rows);
