@@ -16,6 +16,9 @@ import { call, startServe, type ServeProcess } from "./processes.js";
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const HOOK = fileURLToPath(new URL("../bench/pg-path-hook.js", import.meta.url));
 
+/** Statements the process sends on its own timers (pg-path-hook.js keeps each statement's first 70 characters). */
+const BACKGROUND = /^WITH t AS \(SELECT \* FROM unnest|webhook|^UPDATE api_keys SET last_used_at/;
+
 interface Counted {
   url: string;
   status: number;
@@ -35,7 +38,13 @@ describe.skipIf(!canStartPostgres())("statements per request on PostgreSQL", () 
     out = join(dir, "requests.jsonl");
     writeFileSync(out, "");
     server = await startServe(await cluster.createDatabase(), {
-      env: { NODE_OPTIONS: `--import ${HOOK}`, PG_PATH_OUT: out, PG_PATH_FROM: ROOT, BRAIN_LOG: "error" },
+      env: {
+        NODE_OPTIONS: `--import ${HOOK}`,
+        PG_PATH_OUT: out,
+        PG_PATH_FROM: ROOT,
+        BRAIN_LOG: "error",
+        BRAIN_WEBHOOK_POLL_MS: "3600000",
+      },
     });
     key = server.apiKey!;
   });
@@ -60,7 +69,10 @@ describe.skipIf(!canStartPostgres())("statements per request on PostgreSQL", () 
     await pause(); // the hook writes its line as the response ends; the flush goes before the next request
     const after = lines().slice(before);
     expect(after.map((r) => r.url)).toEqual([`/v1/memory/${route}`]);
-    return { body: res.body, request: after[0]! };
+    // Work of the process's own timers that may land while a request is open (under load a timer runs late) is not
+    // the request's: the read bookkeeping's flush, the webhook worker's polls, a key's last-use mark.
+    const sql = after[0]!.sql.filter((s) => !BACKGROUND.test(s));
+    return { body: res.body, request: { ...after[0]!, sql } };
   };
 
   it("sends 4 statements for a retrieve and 6 for a new store with an Idempotency-Key; a merge and a replay no more", async () => {
@@ -75,13 +87,13 @@ describe.skipIf(!canStartPostgres())("statements per request on PostgreSQL", () 
 
     const stored = await counted("store", { text: "The office plants are watered every Monday morning." }, { "idempotency-key": "new-1" });
     expect(stored.body.dedup.action).toBe("stored_new");
-    expect(stored.request.sql.length).toBeLessThanOrEqual(6);
+    expect(stored.request.sql.length, stored.request.sql.join("\n")).toBeLessThanOrEqual(6);
     expect(stored.request.sql.filter((s) => s.startsWith("BEGIN"))).toHaveLength(1);
     expect(stored.request.sql.filter((s) => s === "COMMIT")).toHaveLength(0); // it rides with the last writes
 
     const replay = await counted("store", { text: "The office plants are watered every Monday morning." }, { "idempotency-key": "new-1" });
     expect(replay.body.memory_id).toBe(stored.body.memory_id);
-    expect(replay.request.sql.length).toBeLessThanOrEqual(2); // key, the pre-check: answered before any lock
+    expect(replay.request.sql.length, replay.request.sql.join("\n")).toBeLessThanOrEqual(2); // key, the pre-check: answered before any lock
 
     const merged = await counted(
       "store",
@@ -90,12 +102,12 @@ describe.skipIf(!canStartPostgres())("statements per request on PostgreSQL", () 
     );
     expect(merged.body.dedup.action).toBe("merged");
     // key, pre-check, lock+reads, rows, update, usage+record+COMMIT
-    expect(merged.request.sql.length).toBeLessThanOrEqual(6);
+    expect(merged.request.sql.length, merged.request.sql.join("\n")).toBeLessThanOrEqual(6);
 
     for (const query of ["how do I take my coffee?", "what database runs staging?", "when are the plants watered?"]) {
       const found = await counted("retrieve", { query, top_k: 3 });
       expect(found.body.count).toBeGreaterThan(0);
-      expect(found.request.sql.length).toBeLessThanOrEqual(4);
+      expect(found.request.sql.length, found.request.sql.join("\n")).toBeLessThanOrEqual(4);
       // the index's new rows ride with the lexical search: no refresh of their own
       expect(found.request.sql.filter((s) => /^SELECT id, rev, embedder_id/.test(s))).toHaveLength(0);
     }
