@@ -8,6 +8,7 @@ import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { corpus, shuffled } from "./corpus.js";
 import { startPostgres } from "./pg.js";
+import { clusterCpu, percentile } from "./lib.js";
 
 const [before, after] = process.argv.slice(2).map((d) => resolve(d));
 const N = Number(process.env.N ?? 10000);
@@ -70,14 +71,19 @@ for (const dir of process.env.REVERSE ? [after, before] : [before, after]) {
   await retrieveMemories(deps, ws, { query: queries[0].text, top_k: 10, min_score: 0 }, { countAsRecall: false }); // index load
   statements = 0;
   const c0 = process.cpuUsage();
+  const db0 = clusterCpu(cluster.pid);
+  const walls = [];
   answers[dir] = [];
   for (const q of queries) {
+    const t = performance.now();
     const r = await retrieveMemories(deps, ws, { query: q.text, top_k: 10, min_score: 0 }, { countAsRecall: false });
+    walls.push(performance.now() - t);
     answers[dir].push(r.memories.map((m) => [m.id, m.score, m.similarity]));
   }
   const c = process.cpuUsage(c0);
+  const db = clusterCpu(cluster.pid) - db0;
   console.log(
-    `${dir}: ${(statements / Q).toFixed(2)} statements per retrieve; this process's CPU ${((c.user + c.system) / 1000 / Q).toFixed(2)} ms per retrieve (load ${readFileSync("/proc/loadavg", "utf8").split(" ")[0]})`,
+    `${dir}: ${(statements / Q).toFixed(2)} statements per retrieve; this process's CPU ${((c.user + c.system) / 1000 / Q).toFixed(2)} ms per retrieve, PostgreSQL's ${(db / Q).toFixed(2)} ms; wall p50 ${percentile(walls, 50).toFixed(2)} p99 ${percentile(walls, 99).toFixed(2)} ms (load ${readFileSync("/proc/loadavg", "utf8").split(" ")[0]})`,
   );
 }
 const a = answers[before];

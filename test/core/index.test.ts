@@ -164,3 +164,32 @@ it("the cache of several workspaces stays within its budget, the least recently 
   expect(again.size).toBe(2000);
   expect(indexes.cached).toEqual([2, 1]);
 });
+
+it("a read ahead brings a warm index up to date as a refresh does, one at a time per workspace, and never a cold one", async () => {
+  const d = 16;
+  const store = miniStore(d, 6);
+  const indexes = new VectorIndexes(d, "e");
+  expect(indexes.readAhead(1)).toBeUndefined(); // not cached: the read refreshes (and loads) on its own
+  const index = await indexes.refreshShared(1, store.source());
+  store.write(6, unit(d, 66));
+  store.forget(2);
+  const ahead = indexes.readAhead(1)!;
+  expect(ahead).toMatchObject({ sinceRev: 6, codesFor: "e" });
+  expect(indexes.readAhead(1)).toBeUndefined(); // a second read meanwhile shares refreshShared's refresh instead
+  const rows = await store.source().vectorsSince(ahead.sinceRev, ahead.limit);
+  expect(await indexes.applyAhead(1, ahead, rows, store.source())).toBe(index);
+  expect(index.maxRev).toBe(8);
+  expect(index.ids.filter((id) => id !== null).sort()).toEqual([0, 1, 3, 4, 5, 6]);
+  // the same as an index refreshed the usual way
+  const other = await new VectorIndexes(d, "e").refreshShared(1, store.source());
+  expect(await index.nearest(unit(d, 66), store.source().vectorsOf)).toEqual(await other.nearest(unit(d, 66), store.source().vectorsOf));
+  // a failed read gives the turn back
+  expect(indexes.readAhead(1)).toBeDefined();
+  indexes.endAhead(1);
+  // a full page continues with a refresh: nothing past the page is missed
+  for (let i = 7; i < 12; i++) store.write(i, unit(d, 70 + i));
+  const paged = { ...indexes.readAhead(1)!, limit: 2 };
+  await indexes.applyAhead(1, paged, await store.source().vectorsSince(paged.sinceRev, 2), store.source());
+  expect(index.size).toBe(11);
+  expect(index.maxRev).toBe(13);
+});

@@ -89,6 +89,15 @@ describe.skipIf(!canStartPostgres())("a PostgreSQL write transaction", () => {
         await tx.recordUsage("write", 1.5, T0);
       }),
     ).rejects.toThrow();
+    // The waiting writes fail in the message that also holds COMMIT (every value a literal): nothing commits.
+    await expect(
+      a.writeInWorkspace(ws, async (tx) => {
+        await tx.insertMemory(memory(ws, "never kept, third"));
+        await tx.putIdempotency(record(ws, "k3", "h3"), T0 - 1);
+        await tx.recordUsage("write", 1, null as unknown as number); // created_at is NOT NULL
+      }),
+    ).rejects.toThrow();
+    expect(await b.getIdempotency(ws, "k3", 0)).toBeNull();
     expect(await b.countMemories(ws)).toBe(0);
     expect(await b.usageCounts(ws)).toEqual({ write: 0, read: 0 });
     expect(await b.getIdempotency(ws, "k1", 0)).toBeNull();
@@ -172,6 +181,129 @@ describe.skipIf(!canStartPostgres())("a PostgreSQL write transaction", () => {
       ]);
     } finally {
       await old.end();
+    }
+  });
+
+  /** The messages a store sends while `work` runs (each `Client.query` is one message and one reply). */
+  const counted = async <T>(work: () => Promise<T>): Promise<{ result: T; messages: string[] }> => {
+    const messages: string[] = [];
+    const query = pg.Client.prototype.query;
+    pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+      const sql = typeof args[0] === "string" ? args[0] : (args[0] as { text?: string })?.text;
+      if (typeof sql === "string") messages.push(sql);
+      return (query as (...a: unknown[]) => unknown).apply(this, args);
+    } as typeof query;
+    try {
+      return { result: await work(), messages };
+    } finally {
+      pg.Client.prototype.query = query;
+    }
+  };
+
+  it("reads the idempotency record and the index's rows ahead with the lock, in one message, answering as reads would", async () => {
+    const ws = await newWorkspace("ahead");
+    // A key a literal must quote (printable ASCII: what the HTTP header allows), and one it must not be (falls back).
+    const keys = ["it's a \\ key", "plain", "caf\u00e9"];
+    await a.writeInWorkspace(ws, async (tx) => {
+      for (const [i, key] of keys.entries()) await tx.putIdempotency(record(ws, key, `h${i}`, T0 + i), 0);
+      for (const text of ["one", "two", "three"]) await tx.insertMemory(memory(ws, text));
+    });
+    const [first] = await a.vectorsSince(ws, 0);
+    const plain = async (key: string, notBefore: number, since: number) =>
+      a.writeInWorkspace(ws, async (tx) => ({
+        record: await tx.getIdempotency(key, notBefore),
+        rows: await tx.vectorsSince(since, undefined, "emb-a"),
+      }));
+    for (const key of keys) {
+      for (const notBefore of [0, T0 + 1, T0 + 5]) {
+        // asked ahead from rev 0, read from rev 0 and from the first row's rev (the index moved on meanwhile)
+        for (const since of [0, first!.rev]) {
+          const expected = await plain(key, notBefore, since);
+          const { result, messages } = await counted(() =>
+            a.writeInWorkspace(
+              ws,
+              async (tx) => ({ record: await tx.getIdempotency(key, notBefore), rows: await tx.vectorsSince(since, undefined, "emb-a") }),
+              { idempotencyKey: key, vectorsSince: { sinceRev: 0, codesFor: "emb-a" } },
+            ),
+          );
+          expect(result).toEqual(expected);
+          // BEGIN + lock + both reads in one message, then COMMIT; a key no literal may carry is read on its own
+          expect(messages.length).toBe(/^[\x20-\x7e]*$/.test(key) ? 2 : 3);
+        }
+      }
+    }
+    expect((await plain("plain", 0, 0)).rows.map((r) => r.rev)).toHaveLength(3);
+    expect((await plain("plain", T0 + 2, 0)).record).toBeNull(); // older than the bound
+  });
+
+  it("sends a store's waiting writes with its COMMIT, as literals, and the same writes with placeholders when a value cannot be one", async () => {
+    const ws = await newWorkspace("commit-message");
+    const store = (key: string, meta: Record<string, unknown> = {}) =>
+      counted(() =>
+        a.writeInWorkspace(ws, async (tx) => {
+          const m = await tx.insertMemory(memory(ws, `fact for ${key}`));
+          await tx.recordUsage("write", m.id, T0);
+          await tx.putIdempotency({ ...record(ws, key, "h"), response: { memory_id: m.id, ...meta } }, T0 - 1);
+          return m.id;
+        }),
+      );
+    const quoted = await store("it's \\ quoted");
+    expect(quoted.messages).toHaveLength(3); // BEGIN + lock, INSERT, the writes + COMMIT
+    expect(quoted.messages[2]).toMatch(/; COMMIT$/);
+    const unicode = await store("unicode", { note: "caf\u00e9" });
+    expect(unicode.messages).toHaveLength(4); // the writes with placeholders, then COMMIT
+    expect(await b.getIdempotency(ws, "it's \\ quoted", 0)).toMatchObject({ request_hash: "h", response: { memory_id: quoted.result } });
+    expect(await b.getIdempotency(ws, "unicode", 0)).toMatchObject({ response: { memory_id: unicode.result, note: "caf\u00e9" } });
+    expect(await b.usageCounts(ws)).toEqual({ write: 2, read: 0 });
+  });
+
+  it("reads again after the transaction's first write, and never reads ahead for a different call", async () => {
+    const ws = await newWorkspace("ahead-write");
+    await a.writeInWorkspace(ws, async (tx) => void (await tx.insertMemory(memory(ws, "before"))));
+    const { result, messages } = await counted(() =>
+      a.writeInWorkspace(
+        ws,
+        async (tx) => {
+          const other = await tx.getIdempotency("other-key", 0); // not the key read ahead
+          const inserted = await tx.insertMemory(memory(ws, "written in the transaction"));
+          await tx.putIdempotency(record(ws, "k", "h"), 0);
+          const rows = await tx.vectorsSince(0, undefined, "emb-a"); // after writes: sees them
+          const seen = await tx.getIdempotency("k", 0);
+          return { other, inserted, rows, seen };
+        },
+        { idempotencyKey: "k", vectorsSince: { sinceRev: 0, codesFor: "emb-a" } },
+      ),
+    );
+    expect(result.other).toBeNull();
+    expect(result.rows.map((r) => r.id)).toContain(result.inserted.id);
+    expect(result.rows).toHaveLength(2);
+    expect(result.seen).toMatchObject({ request_hash: "h" });
+    // lock+ahead, other key, insert, pending writes, vectors, key, COMMIT
+    expect(messages).toHaveLength(7);
+  });
+
+  it("answers a retrieve's lexical search and the index's new rows in one statement, as the two reads do", async () => {
+    const ws = await newWorkspace("lexical-ahead");
+    const texts = ["the harbour lantern", "a lantern in the window", "harbour walls", "nothing shared here"];
+    await a.writeInWorkspace(ws, async (tx) => {
+      for (const text of texts) await tx.insertMemory({ ...memory(ws, text), vector: new Float32Array([1, 2, 3]) });
+    });
+    await a.deleteMemories(ws, [(await a.vectorsSince(ws, 0))[3]!.id]);
+    const all = await a.vectorsSince(ws, 0);
+    for (const terms of [["harbour", "lantern"], ["absent"], ["lantern"]]) {
+      for (const [sinceRev, limit] of [
+        [0, 100],
+        [all[1]!.rev, 100],
+        [0, 2],
+        [all.at(-1)!.rev, 100],
+      ] as const) {
+        const { result, messages } = await counted(() =>
+          a.searchTextWithVectorsSince(ws, terms, 10, { sinceRev, codesFor: "emb-a", limit }),
+        );
+        expect(messages).toHaveLength(1);
+        expect(result.matches).toEqual(await a.searchText(ws, terms, 10));
+        expect(result.vectors).toEqual(await a.vectorsSince(ws, sinceRev, limit, "emb-a"));
+      }
     }
   });
 

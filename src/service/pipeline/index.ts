@@ -55,34 +55,38 @@ export async function runWritePipeline(
   // A workspace not yet in this process's cache loads outside the lock (from its snapshot, in bulk): the lock then
   // waits only for the rows written since.
   if (!indexes.has(workspaceId)) await indexes.refreshShared(workspaceId, storeSource(store, workspaceId));
-  return store.writeInWorkspace(workspaceId, async (tx) => {
-    const nowMs = deps.now().getTime();
-    if (idempotencyKey) {
-      // Authoritative check: a concurrent request with the same key may have committed meanwhile.
-      const replay = replayOf(await tx.getIdempotency(idempotencyKey, nowMs - IDEMPOTENCY_TTL_MS), hash);
-      if (replay) return replay;
-    }
-    // Inside the lock: see every memory committed so far, by any process.
-    const index = await indexes.refresh(workspaceId, tx);
-    // The index re-scores from the store (async); dedup asks at the embedder's threshold, so its answer is ready. The
-    // candidates' records come with their float rows (one read, not one more per candidate dedup looks at).
-    const records = new Map<number, MemoryRecord>();
-    const floatsAndRecords = async (ids: readonly number[]) =>
-      (await tx.memoriesWithVectors(ids)).map(({ record, vector }) => (records.set(record.id, record), vector));
-    const near = draft.vector ? await index.search(draft.vector, embedder.dedupThreshold, DEDUP_CANDIDATES, floatsAndRecords) : [];
-    const lookup = {
-      candidates: (_v: Float32Array, threshold: number) => near.filter((hit) => hit.cosine >= threshold),
-      load: async (id: number) => records.get(id) ?? tx.getMemory(id),
-      embedSentences: (sentences: string[]) => embedder.embed(sentences, "document"),
-    };
-    const deduplicated = await dedup(draft, lookup, embedder.dedupThreshold);
-    const response = await commit(categories(temporal(importance(deduplicated))), tx, nowMs);
-    if (idempotencyKey) {
-      await tx.putIdempotency(
-        { workspace_id: workspaceId, key: idempotencyKey, request_hash: hash, response, created_at: nowMs },
-        nowMs - IDEMPOTENCY_TTL_MS,
-      );
-    }
-    return response;
-  });
+  return store.writeInWorkspace(
+    workspaceId,
+    async (tx) => {
+      const nowMs = deps.now().getTime();
+      if (idempotencyKey) {
+        // Authoritative check: a concurrent request with the same key may have committed meanwhile.
+        const replay = replayOf(await tx.getIdempotency(idempotencyKey, nowMs - IDEMPOTENCY_TTL_MS), hash);
+        if (replay) return replay;
+      }
+      // Inside the lock: see every memory committed so far, by any process.
+      const index = await indexes.refresh(workspaceId, tx);
+      // The index re-scores from the store (async); dedup asks at the embedder's threshold, so its answer is ready. The
+      // candidates' records come with their float rows (one read, not one more per candidate dedup looks at).
+      const records = new Map<number, MemoryRecord>();
+      const floatsAndRecords = async (ids: readonly number[]) =>
+        (await tx.memoriesWithVectors(ids)).map(({ record, vector }) => (records.set(record.id, record), vector));
+      const near = draft.vector ? await index.search(draft.vector, embedder.dedupThreshold, DEDUP_CANDIDATES, floatsAndRecords) : [];
+      const lookup = {
+        candidates: (_v: Float32Array, threshold: number) => near.filter((hit) => hit.cosine >= threshold),
+        load: async (id: number) => records.get(id) ?? tx.getMemory(id),
+        embedSentences: (sentences: string[]) => embedder.embed(sentences, "document"),
+      };
+      const deduplicated = await dedup(draft, lookup, embedder.dedupThreshold);
+      const response = await commit(categories(temporal(importance(deduplicated))), tx, nowMs);
+      if (idempotencyKey) {
+        await tx.putIdempotency(
+          { workspace_id: workspaceId, key: idempotencyKey, request_hash: hash, response, created_at: nowMs },
+          nowMs - IDEMPOTENCY_TTL_MS,
+        );
+      }
+      return response;
+    },
+    { idempotencyKey, vectorsSince: indexes.refreshAhead(workspaceId) },
+  );
 }

@@ -67,13 +67,29 @@ export async function rankCandidates(
 ): Promise<RankedQuery | null> {
   const { store, indexes, embedder } = deps;
   const terms = searchTerms(queryText);
+  const source = storeSource(store, workspaceId);
+  // A cached index's new rows come with the lexical search where the store reads both at once (PostgreSQL: one
+  // round trip, not two); otherwise the index refreshes on its own, beside it.
+  const ahead = terms.length > 0 && store.searchTextWithVectorsSince ? indexes.readAhead(workspaceId) : undefined;
+  // SQLite's lexical statement runs synchronously on this thread: after the turn in which the model worker is handed
+  // the query (models/batching.ts posts it from a setImmediate queued before this one), so the two run side by side.
+  const searched = new Promise<void>((resolve) => setImmediate(resolve)).then(() =>
+    ahead
+      ? store.searchTextWithVectorsSince!(workspaceId, terms, FUSION.lexicalDepth, ahead)
+      : store.searchText(workspaceId, terms, FUSION.lexicalDepth).then((matches) => ({ matches, vectors: [] })),
+  );
   const [[query], index, { lexical, lexicalRead }] = await Promise.all([
     embedder.embed([queryText], "query"),
-    indexes.refreshShared(workspaceId, storeSource(store, workspaceId)),
-    // SQLite's lexical statement runs synchronously on this thread: after the turn in which the model worker is handed
-    // the query (models/batching.ts posts it from a setImmediate queued before this one), so the two run side by side.
-    new Promise<void>((resolve) => setImmediate(resolve)).then(async () => {
-      const lexical = await store.searchText(workspaceId, terms, FUSION.lexicalDepth);
+    ahead
+      ? searched.then(
+          ({ vectors }) => indexes.applyAhead(workspaceId, ahead, vectors, source),
+          (err) => {
+            indexes.endAhead(workspaceId);
+            throw err;
+          },
+        )
+      : indexes.refreshShared(workspaceId, source),
+    searched.then(async ({ matches: lexical }) => {
       const lexicalRead = await readRowsOf(
         deps,
         workspaceId,

@@ -70,6 +70,14 @@ function kthLargest(values: Float64Array, n: number, k: number): number {
 /** Rows per page while a read catches a workspace's index up. */
 export const REFRESH_PAGE_ROWS = 5_000;
 
+/** The rows a cached index lacks, as a read asks for them beside its own (VectorIndexes.readAhead). */
+export interface ReadAhead {
+  index: WorkspaceIndex;
+  sinceRev: number;
+  codesFor: string;
+  limit: number;
+}
+
 /**
  * Rows an index applies row by row (from vectorsSince) before it stores a new snapshot of itself: a load then reads
  * the snapshot in bulk and at most about this many rows one by one (5,000 rows one by one cost ~50 ms).
@@ -391,6 +399,8 @@ export class VectorIndexes {
   /** Per workspace: the shared read refresh running now, and the one queued to start after it. */
   private running = new Map<number, Promise<WorkspaceIndex>>();
   private queued = new Map<number, Promise<WorkspaceIndex>>();
+  /** Workspaces with a read ahead out (readAhead, not yet applied). */
+  private aheadOut = new Set<number>();
   /** Per workspace: the snapshot being stored now (one at a time). */
   private storing = new Map<number, Promise<void>>();
 
@@ -416,6 +426,53 @@ export class VectorIndexes {
   /** Whether the workspace's index is in the cache (it may be behind the store). */
   has(workspaceId: number): boolean {
     return this.byWorkspace.has(workspaceId);
+  }
+
+  /**
+   * What `refresh` would ask the store for now (the rows since the cached index's rev, codes for this embedder), or
+   * undefined when the workspace has no index cached: a write transaction reads it as it takes the lock.
+   */
+  refreshAhead(workspaceId: number): { sinceRev: number; codesFor: string } | undefined {
+    const index = this.byWorkspace.get(workspaceId);
+    return index ? { sinceRev: index.maxRev, codesFor: this.embedderId } : undefined;
+  }
+
+  /**
+   * What a read may fetch with its other statements instead of a refresh of its own (`applyAhead`): the rows since the
+   * cached index's rev, at most `limit`; undefined when the index is not cached, still empty, or being refreshed by
+   * `refreshShared` (a load, or a catch-up in pages), which the caller then joins.
+   */
+  readAhead(workspaceId: number): ReadAhead | undefined {
+    const index = this.byWorkspace.get(workspaceId);
+    if (!index || index.maxRev === 0 || this.running.has(workspaceId) || this.queued.has(workspaceId)) return undefined;
+    // One at a time per workspace: reads that arrive while one is out share `refreshShared`'s refresh instead (one
+    // statement for several reads, as before), rather than each reading the same new rows.
+    if (this.aheadOut.has(workspaceId)) return undefined;
+    this.aheadOut.add(workspaceId);
+    return { index, sinceRev: index.maxRev, codesFor: this.embedderId, limit: REFRESH_PAGE_ROWS };
+  }
+
+  /** The read that `readAhead` answered has its rows, or failed: another read may read ahead. */
+  endAhead(workspaceId: number): void {
+    this.aheadOut.delete(workspaceId);
+  }
+
+  /**
+   * Brings the index up to date with the rows `ahead` asked for, read (in rev order) after the caller arrived: the
+   * same index `refreshShared` would give. When the index was replaced or dropped meanwhile, or the rows filled their
+   * page (more may follow), the rest comes from `refreshShared`.
+   */
+  async applyAhead(workspaceId: number, ahead: ReadAhead, rows: readonly VectorRecord[], source: VectorSource): Promise<WorkspaceIndex> {
+    this.endAhead(workspaceId);
+    if (this.byWorkspace.get(workspaceId) !== ahead.index) return this.refreshShared(workspaceId, source);
+    const index = this.use(workspaceId);
+    index.apply(rows);
+    if (rows.length >= ahead.limit) return this.refreshShared(workspaceId, source);
+    this.evict(workspaceId);
+    if (index.rowsSinceSnapshot >= this.snapshotAfterRows && source.writeSnapshot && !this.storing.has(workspaceId)) {
+      this.storeSnapshot(workspaceId, index, source.writeSnapshot);
+    }
+    return index;
   }
 
   /** Workspaces whose index is in the cache, least recently used first. */

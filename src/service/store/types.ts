@@ -245,6 +245,19 @@ export interface MemoryWithVector {
   vector: VectorRecord;
 }
 
+/**
+ * What a write transaction will read first, said in advance: a store may read it as the lock is granted, in the same
+ * round trip (PostgreSQL), and answer the transaction's first getIdempotency / vectorsSince calls from it. A hint only:
+ * every answer is the one the call would read then (the lock is held, so nothing else has written), and calls that
+ * do not match it read as usual. SQLite ignores it.
+ */
+export interface WriteReadAhead {
+  /** The Idempotency-Key whose record the transaction will look up. */
+  idempotencyKey?: string;
+  /** The rows since `sinceRev` (codes for `codesFor`) the index refresh will ask for. */
+  vectorsSince?: { sinceRev: number; codesFor: string };
+}
+
 /** Operations that run under one workspace's write lock, inside one transaction. */
 export interface WorkspaceTx {
   readonly workspaceId: number;
@@ -332,6 +345,16 @@ export interface MemoryStore {
    * store's lexical index (SQLite FTS5, PostgreSQL full text over a tsvector with a GIN index), at most `limit`.
    */
   searchText(workspaceId: number, terms: readonly string[], limit: number): Promise<LexicalMatch[]>;
+  /**
+   * searchText and vectorsSince(workspaceId, since.sinceRev, since.limit, since.codesFor) in one read: a retrieve's
+   * lexical search and its index refresh in one round trip (PostgreSQL; a store without it does the two reads).
+   */
+  searchTextWithVectorsSince?(
+    workspaceId: number,
+    terms: readonly string[],
+    limit: number,
+    since: { sinceRev: number; codesFor: string; limit: number },
+  ): Promise<{ matches: LexicalMatch[]; vectors: VectorRecord[] }>;
   /** Ids of the workspaces holding memories, the most recently written first, at most `limit`. */
   recentWorkspaces(limit: number): Promise<number[]>;
   /** The records with these ids in this workspace (any order; unknown ids skipped). */
@@ -395,7 +418,7 @@ export interface MemoryStore {
    * Commits when `fn` resolves, rolls back when it throws. `fn` must await only `tx` operations (no model or
    * network calls): on SQLite nothing else may interleave on the connection while the transaction is open.
    */
-  writeInWorkspace<T>(workspaceId: number, fn: (tx: WorkspaceTx) => Promise<T>): Promise<T>;
+  writeInWorkspace<T>(workspaceId: number, fn: (tx: WorkspaceTx) => Promise<T>, readAhead?: WriteReadAhead): Promise<T>;
 
   // Idempotency fast path (outside the lock; the authoritative check repeats inside it)
   getIdempotency(workspaceId: number, key: string, notBeforeMs: number): Promise<IdempotencyRecord | null>;

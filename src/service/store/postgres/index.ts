@@ -2,7 +2,7 @@
 // Same behaviour as the SQLite store (./types.ts states the rules); what differs is how they hold across processes:
 // writes to a workspace serialize on a transaction-scoped advisory lock keyed by the workspace, and idempotency
 // records and rate-limit buckets live in the database. `pg` is an optional dependency, loaded on open.
-import type { Pool, PoolClient, PoolConfig, QueryResultRow } from "pg";
+import type { Pool, PoolClient, PoolConfig, QueryResult, QueryResultRow } from "pg";
 import type { WorkspaceStatus } from "../../../contract/wire.js";
 import type { RateDecision, ServiceLog, Workspace } from "../../types.js";
 import {
@@ -27,6 +27,7 @@ import {
   type WorkspaceSummary,
   type WorkspaceTx,
   type UsageDay,
+  type WriteReadAhead,
 } from "../types.js";
 import { likePrefix, toMemory, toWorkspace, type MemoryRow, type WorkspaceRow } from "../rows.js";
 import { migrate } from "./schema.js";
@@ -136,6 +137,36 @@ function beginLocked(workspaceId: number): string {
   if (!Number.isSafeInteger(workspaceId)) throw new Error("a workspace id is an integer");
   return `BEGIN; SELECT pg_advisory_xact_lock(hashtextextended('brain-mcp:ws:${workspaceId}', 0))`;
 }
+/**
+ * `s` as an SQL string literal, or undefined unless it is printable ASCII (an Idempotency-Key, an embedder id): for
+ * the reads sent in the locking message, which, holding two statements, cannot take parameters. Escaped as pg's
+ * escapeLiteral does (quotes doubled; with a backslash, an E'' string with backslashes doubled), so the literal reads
+ * the same whatever standard_conforming_strings says.
+ */
+export function asciiLiteral(s: string): string | undefined {
+  if (!/^[\x20-\x7e]*$/.test(s)) return undefined;
+  const quoted = s.replace(/'/g, "''");
+  return s.includes("\\") ? `E'${quoted.replace(/\\/g, "\\\\")}'` : `'${quoted}'`;
+}
+/** Hands out a statement's values: placeholders (Params) or literals (Literals). */
+interface Values {
+  add(value: unknown): string;
+}
+/**
+ * Values as SQL literals instead of placeholders, for a message that holds more than one statement (the waiting writes
+ * and COMMIT): null, safe integers and printable ASCII strings (asciiLiteral); `inlined` turns false at any other value,
+ * and the statement then goes with placeholders instead.
+ */
+class Literals implements Values {
+  inlined = true;
+  add(value: unknown): string {
+    if (value === null) return "NULL";
+    if (typeof value === "number" && Number.isSafeInteger(value)) return String(value);
+    const literal = typeof value === "string" ? asciiLiteral(value) : undefined;
+    if (literal === undefined) this.inlined = false;
+    return literal ?? "NULL";
+  }
+}
 /** Bookkeeping, not a memory: no wait for the WAL flush (the server writes it within 3 × wal_writer_delay). */
 const BEGIN_BOOKKEEPING = "BEGIN; SET LOCAL synchronous_commit = off";
 /** How long `admin memory compact` waits for the memories table's lock before giving up (ms). */
@@ -213,28 +244,28 @@ interface Queryable {
 }
 
 /**
- * The statements shared by the locked transaction and the unlocked reads. Rows of `codesFor`'s embedder that have
- * codes come with their codes instead of their floats (a quarter of the bytes); without it every row has its floats.
+ * The rows of a workspace above a rev, in rev order: rows of `codesFor`'s embedder that have codes come with their
+ * codes instead of their floats (a quarter of the bytes), the others with their floats; forgotten memories as
+ * tombstones (a row without a vector, ./types.ts). The arguments are placeholders or literals.
  */
-async function vectorsSince(
-  db: Queryable,
-  workspaceId: number,
-  sinceRev: number,
-  limit?: number,
-  codesFor = FORGOTTEN_EMBEDDER,
-): Promise<VectorRecord[]> {
-  const page = limit === undefined ? "" : " LIMIT $4";
-  // Forgotten memories come as tombstones: a row without a vector (./types.ts).
-  const { rows } = await db.query<{ id: number; rev: number; embedder_id: string; vector: Buffer | null; codes: Buffer | null }>(
-    `SELECT id, rev, embedder_id,
-            CASE WHEN vector_codes IS NULL OR embedder_id <> $3 THEN vector END AS vector,
-            CASE WHEN embedder_id = $3 THEN vector_codes END AS codes
-       FROM memories WHERE workspace_id = $1 AND rev > $2
-     UNION ALL
-     SELECT memory_id, rev, '${FORGOTTEN_EMBEDDER}', NULL::bytea, NULL::bytea FROM memory_tombstones WHERE workspace_id = $1 AND rev > $2
-     ORDER BY rev${page}`,
-    limit === undefined ? [workspaceId, sinceRev, codesFor] : [workspaceId, sinceRev, codesFor, limit],
-  );
+const vectorsSinceSql = (workspace: string, since: string, codesFor: string, page = "") =>
+  `SELECT id, rev, embedder_id,
+          CASE WHEN vector_codes IS NULL OR embedder_id <> ${codesFor} THEN vector END AS vector,
+          CASE WHEN embedder_id = ${codesFor} THEN vector_codes END AS codes
+     FROM memories WHERE workspace_id = ${workspace} AND rev > ${since}
+   UNION ALL
+   SELECT memory_id, rev, '${FORGOTTEN_EMBEDDER}', NULL::bytea, NULL::bytea FROM memory_tombstones WHERE workspace_id = ${workspace} AND rev > ${since}
+   ORDER BY rev${page}`;
+/**
+ * Prepared, as the request path asks it on every retrieve (the index refresh): a range of the (workspace_id, rev)
+ * index whatever the parameters.
+ */
+const VECTORS_SINCE = prepared("vectors-since", vectorsSinceSql("$1", "$2", "$3"));
+const VECTORS_SINCE_PAGE = prepared("vectors-since-page", vectorsSinceSql("$1", "$2", "$3", " LIMIT $4"));
+
+type VectorSinceRow = { id: number; rev: number; embedder_id: string; vector: Buffer | null; codes: Buffer | null };
+
+function toVectorRecords(rows: readonly VectorSinceRow[]): VectorRecord[] {
   return rows.map((r) => {
     const record: VectorRecord = {
       id: r.id,
@@ -245,6 +276,21 @@ async function vectorsSince(
     if (r.vector === null && r.codes !== null) record.codes = r.codes;
     return record;
   });
+}
+
+/** The statements shared by the locked transaction and the unlocked reads (vectorsSinceSql; without `codesFor` every row has its floats). */
+async function vectorsSince(
+  db: Queryable,
+  workspaceId: number,
+  sinceRev: number,
+  limit?: number,
+  codesFor = FORGOTTEN_EMBEDDER,
+): Promise<VectorRecord[]> {
+  const { rows } = await db.query<VectorSinceRow>(
+    limit === undefined ? VECTORS_SINCE() : VECTORS_SINCE_PAGE(),
+    limit === undefined ? [workspaceId, sinceRev, codesFor] : [workspaceId, sinceRev, codesFor, limit],
+  );
+  return toVectorRecords(rows);
 }
 
 const VECTORS_OF = prepared(
@@ -281,13 +327,14 @@ const GET_IDEMPOTENCY = prepared(
   "SELECT request_hash, response, created_at FROM idempotency_keys WHERE workspace_id = $1 AND key = $2 AND created_at >= $3",
 );
 
+type IdempotencyRow = { request_hash: string; response: string; created_at: number };
+
 async function getIdempotency(db: Queryable, workspaceId: number, key: string, notBeforeMs: number): Promise<IdempotencyRecord | null> {
-  const { rows } = await db.query<{ request_hash: string; response: string; created_at: number }>(GET_IDEMPOTENCY(), [
-    workspaceId,
-    key,
-    notBeforeMs,
-  ]);
-  const row = rows[0];
+  const { rows } = await db.query<IdempotencyRow>(GET_IDEMPOTENCY(), [workspaceId, key, notBeforeMs]);
+  return idempotencyRecord(workspaceId, key, rows[0]);
+}
+
+function idempotencyRecord(workspaceId: number, key: string, row: IdempotencyRow | undefined): IdempotencyRecord | null {
   return row
     ? { workspace_id: workspaceId, key, request_hash: row.request_hash, response: JSON.parse(row.response), created_at: row.created_at }
     : null;
@@ -315,7 +362,7 @@ async function recordUsage(db: Queryable, workspaceId: number, kind: UsageKind, 
   await db.query(sql, params);
 }
 
-const usageInsert = (p: Params, workspaceId: number, kind: UsageKind, memoryId: number | null, nowMs: number) =>
+const usageInsert = (p: Values, workspaceId: number, kind: UsageKind, memoryId: number | null, nowMs: number) =>
   `INSERT INTO usage_events (workspace_id, kind, memory_id, created_at) VALUES (${p.add(workspaceId)}, ${p.add(kind)}, ${p.add(memoryId)}, ${p.add(nowMs)})`;
 
 /**
@@ -356,14 +403,42 @@ const RECORD_READS = prepared(
  * The lexical statement stays unprepared: a generic plan, made for no workspace in particular, could take the
  * workspace's btree over the words' GIN index, the slow path of "PostgreSQL: the retrieve tail" (test/bench/README.md).
  */
-const SEARCH_TEXT_SQL = `SELECT u.t AS term, array_to_string(ARRAY(SELECT id FROM memories WHERE workspace_id = $2 AND lexemes @@
+const searchTextSql = (
+  order: string,
+) => `SELECT u.t AS term, array_to_string(ARRAY(SELECT id FROM memories WHERE workspace_id = $2 AND lexemes @@
                  to_tsquery('simple', quote_literal(u.t) || CASE WHEN char_length(u.t) >= ${SQLITE_MIN_TERM_CHARS} THEN ':*' ELSE '' END)
                LIMIT ${POSTINGS_PER_TERM}), ',') AS ids,
-              coalesce((SELECT memories FROM workspace_memory_counts WHERE workspace_id = $2), 0) AS total
-         FROM unnest($1::text[]) WITH ORDINALITY AS u(t, k) ORDER BY u.k`;
+              coalesce((SELECT memories FROM workspace_memory_counts WHERE workspace_id = $2), 0) AS total${order}
+         FROM unnest($1::text[]) WITH ORDINALITY AS u(t, k)`;
+const SEARCH_TEXT_SQL = `${searchTextSql("")} ORDER BY u.k`;
+/**
+ * The lexical statement and the index's rows since a rev (vectorsSinceSql, at most $5) in one: the words' rows first
+ * (`part` 0, in the words' order), then the vectors' (`part` 1, in rev order), each with the other's columns null.
+ */
+const SEARCH_TEXT_WITH_VECTORS_SQL = `SELECT 0 AS part, l.*, NULL::bigint AS id, NULL::bigint AS rev, NULL::text AS embedder_id,
+         NULL::bytea AS vector, NULL::bytea AS codes
+    FROM (${searchTextSql(", u.k")}) AS l
+  UNION ALL
+  SELECT 1, NULL, NULL, NULL, NULL, v.* FROM (${vectorsSinceSql("$2", "$3", "$4", " LIMIT $5")}) AS v
+  ORDER BY part, k, rev`;
 
-/** A write that answers nothing: its data-modifying statements, their placeholders from the shared `p`. */
-type PendingWrite = (p: Params) => string[];
+type PostingsRow = { term: string; ids: string; total: number };
+
+/** A lexical statement's rows ranked as SQLite's are (rankPostings). */
+function rankedPostings(rows: readonly PostingsRow[], limit: number): LexicalMatch[] {
+  return rankPostings(
+    rows.map((r) => ({ term: r.term, ids: r.ids === "" ? [] : r.ids.split(",").map(Number) })),
+    Number(rows[0]?.total ?? 0),
+    limit,
+  );
+}
+
+/** A write that answers nothing: its data-modifying statements, their values from the shared `p`. */
+type PendingWrite = (p: Values) => string[];
+
+/** Writes that answer nothing as one statement: each a part of its WITH. */
+const asOneStatement = (parts: readonly string[]) =>
+  parts.length === 1 ? parts[0]! : `WITH ${parts.map((part, i) => `w${i} AS (${part})`).join(", ")} SELECT 1`;
 
 class PostgresWorkspaceTx implements WorkspaceTx {
   /**
@@ -374,6 +449,15 @@ class PostgresWorkspaceTx implements WorkspaceTx {
   private pending: PendingWrite[] = [];
   /** An idempotency record is among the waiting writes. */
   private recordPending = false;
+  /**
+   * What the locking message read (PostgresStore.writeInWorkspace), each answered once to the call it matches and
+   * forgotten at the transaction's first write: until then it is what that call would read (the lock is held).
+   */
+  ahead: {
+    /** The key's record whatever its age (the call's `notBeforeMs` filters it), or none. */
+    idempotency?: { key: string; row: IdempotencyRow | undefined };
+    vectors?: { sinceRev: number; codesFor: string; rows: VectorRecord[] };
+  } = {};
 
   constructor(
     readonly workspaceId: number,
@@ -387,8 +471,27 @@ class PostgresWorkspaceTx implements WorkspaceTx {
     const parts = this.pending.flatMap((write) => write(p));
     this.pending = [];
     this.recordPending = false;
-    const sql = parts.length === 1 ? parts[0]! : `WITH ${parts.map((part, i) => `w${i} AS (${part})`).join(", ")} SELECT 1`;
-    await this.client.query(sql, p.values);
+    await this.client.query(asOneStatement(parts), p.values);
+  }
+
+  /**
+   * The message that ends the transaction: the waiting writes and COMMIT in one round trip, their values as literals
+   * (a message of two statements takes no parameters; a store's usage event and idempotency record hold ids, times,
+   * the key and the response's JSON, all printable ASCII); when a value cannot be a literal, the writes go first as
+   * their own statement, as before. A failing write ends the message before its COMMIT, so nothing commits.
+   */
+  async commitMessage(): Promise<string> {
+    if (this.pending.length > 0) {
+      const literals = new Literals();
+      const parts = this.pending.flatMap((write) => write(literals));
+      if (literals.inlined) {
+        this.pending = [];
+        this.recordPending = false;
+        return `${asOneStatement(parts)}; COMMIT`;
+      }
+      await this.writePending();
+    }
+    return "COMMIT";
   }
 
   /** The transaction's connection, once the waiting writes are in. */
@@ -398,6 +501,11 @@ class PostgresWorkspaceTx implements WorkspaceTx {
   }
 
   async vectorsSince(sinceRev: number, limit?: number, codesFor?: string): Promise<VectorRecord[]> {
+    const ahead = this.ahead.vectors;
+    if (ahead && limit === undefined && codesFor === ahead.codesFor && sinceRev >= ahead.sinceRev) {
+      this.ahead.vectors = undefined;
+      return ahead.rows.filter((r) => r.rev > sinceRev);
+    }
     return vectorsSince(await this.db(), this.workspaceId, sinceRev, limit, codesFor);
   }
 
@@ -418,6 +526,7 @@ class PostgresWorkspaceTx implements WorkspaceTx {
   }
 
   async insertMemory(m: NewMemory): Promise<MemoryRecord> {
+    this.ahead = {};
     for (let attempt = 1; ; attempt++) {
       // ON CONFLICT and NOT EXISTS rather than an error (a failed statement would abort the whole transaction): an id
       // held by a memory or once held by a forgotten one inserts nothing, and another is drawn.
@@ -441,6 +550,7 @@ class PostgresWorkspaceTx implements WorkspaceTx {
   }
 
   async updateMemory(id: number, patch: MemoryPatch, nowMs: number): Promise<MemoryRecord | null> {
+    this.ahead = {};
     const sets: string[] = [];
     const params: unknown[] = [this.workspaceId, id];
     const set = (column: string, value: unknown) => {
@@ -470,11 +580,17 @@ class PostgresWorkspaceTx implements WorkspaceTx {
   }
 
   async getIdempotency(key: string, notBeforeMs: number): Promise<IdempotencyRecord | null> {
+    const ahead = this.ahead.idempotency;
+    if (ahead && ahead.key === key) {
+      this.ahead.idempotency = undefined;
+      return idempotencyRecord(this.workspaceId, key, ahead.row && ahead.row.created_at >= notBeforeMs ? ahead.row : undefined);
+    }
     return getIdempotency(await this.db(), this.workspaceId, key, notBeforeMs);
   }
 
   async putIdempotency(record: IdempotencyRecord, expireBeforeMs: number): Promise<void> {
     // Two upserts of one key in one statement would collide: a second record waits for the first to be written.
+    this.ahead = {};
     if (this.recordPending) await this.writePending();
     this.recordPending = true;
     this.pending.push((p) => {
@@ -491,6 +607,7 @@ class PostgresWorkspaceTx implements WorkspaceTx {
   }
 
   async recordUsage(kind: UsageKind, memoryId: number | null, nowMs: number): Promise<void> {
+    this.ahead = {};
     this.pending.push((p) => [usageInsert(p, this.workspaceId, kind, memoryId, nowMs)]);
   }
 }
@@ -777,12 +894,30 @@ export class PostgresStore implements MemoryStore {
     // (test/bench/README.md, "PostgreSQL retrieve at 10,000, third pass"); the same matches, scores and order.
     // Each word's ids as one comma-separated string: pg's array parser read up to 1,000 ids per word a character at a
     // time (~0.3 ms of a retrieve's CPU in a profile); a split is a fraction of that.
-    const { rows } = await this.q<{ term: string; ids: string; total: number }>(SEARCH_TEXT_SQL, [[...terms], workspaceId]);
-    return rankPostings(
-      rows.map((r) => ({ term: r.term, ids: r.ids === "" ? [] : r.ids.split(",").map(Number) })),
-      Number(rows[0]?.total ?? 0),
-      limit,
-    );
+    const { rows } = await this.q<PostingsRow>(SEARCH_TEXT_SQL, [[...terms], workspaceId]);
+    return rankedPostings(rows, limit);
+  }
+
+  async searchTextWithVectorsSince(
+    workspaceId: number,
+    terms: readonly string[],
+    limit: number,
+    since: { sinceRev: number; codesFor: string; limit: number },
+  ): Promise<{ matches: LexicalMatch[]; vectors: VectorRecord[] }> {
+    if (terms.length === 0 || limit <= 0) {
+      return { matches: [], vectors: await this.vectorsSince(workspaceId, since.sinceRev, since.limit, since.codesFor) };
+    }
+    // A retrieve's two reads beside the model in one round trip: the words' postings and the index's new rows.
+    const { rows } = await this.q<PostingsRow & VectorSinceRow & { part: number }>(SEARCH_TEXT_WITH_VECTORS_SQL, [
+      [...terms],
+      workspaceId,
+      since.sinceRev,
+      since.codesFor,
+      since.limit,
+    ]);
+    const split = rows.findIndex((r) => r.part === 1);
+    const postings = split === -1 ? rows : rows.slice(0, split);
+    return { matches: rankedPostings(postings, limit), vectors: toVectorRecords(split === -1 ? [] : rows.slice(split)) };
   }
 
   async recentWorkspaces(limit: number): Promise<number[]> {
@@ -974,25 +1109,47 @@ export class PostgresStore implements MemoryStore {
     }
   }
 
-  async writeInWorkspace<T>(workspaceId: number, fn: (tx: WorkspaceTx) => Promise<T>): Promise<T> {
-    return this.transaction(async (client) => {
-      const tx = new PostgresWorkspaceTx(workspaceId, client);
-      const result = await fn(tx);
-      await tx.writePending();
-      return result;
-    }, beginLocked(workspaceId));
+  async writeInWorkspace<T>(workspaceId: number, fn: (tx: WorkspaceTx) => Promise<T>, readAhead: WriteReadAhead = {}): Promise<T> {
+    // The transaction's first reads go in the locking message, after the lock (so each reads a snapshot taken once it
+    // is granted): a store's BEGIN, lock, idempotency check and index refresh in one round trip instead of three.
+    // The message holds several statements, so its values are literals: integers, and printable ASCII strings quoted.
+    const begin = beginLocked(workspaceId);
+    const key = readAhead.idempotencyKey === undefined ? undefined : asciiLiteral(readAhead.idempotencyKey);
+    const since = readAhead.vectorsSince;
+    const codesFor = since && Number.isSafeInteger(since.sinceRev) ? asciiLiteral(since.codesFor) : undefined;
+    const reads = [
+      key && `SELECT request_hash, response, created_at FROM idempotency_keys WHERE workspace_id = ${workspaceId} AND key = ${key}`,
+      codesFor && vectorsSinceSql(String(workspaceId), String(since!.sinceRev), codesFor),
+    ].filter((read): read is string => !!read);
+    let end = "COMMIT";
+    return this.transaction(
+      async (client, begun) => {
+        const tx = new PostgresWorkspaceTx(workspaceId, client);
+        const answers = begun.slice(2); // after BEGIN and the lock
+        if (key) tx.ahead.idempotency = { key: readAhead.idempotencyKey!, row: answers.shift()!.rows[0] as IdempotencyRow | undefined };
+        if (codesFor) {
+          const rows = toVectorRecords(answers.shift()!.rows as VectorSinceRow[]);
+          tx.ahead.vectors = { sinceRev: since!.sinceRev, codesFor: since!.codesFor, rows };
+        }
+        const result = await fn(tx);
+        end = await tx.commitMessage();
+        return result;
+      },
+      [begin, ...reads].join("; "),
+      () => end,
+    );
   }
 
   /**
    * Runs `fn` in one transaction on one connection: commits when it resolves, rolls back when it throws. `begin` opens
    * it (with whatever else must come first, in the same round trip).
    */
-  private transaction<T>(fn: (client: PoolClient) => Promise<T>, begin = "BEGIN"): Promise<T> {
+  private transaction<T>(fn: (client: PoolClient, begun: QueryResult[]) => Promise<T>, begin = "BEGIN", end = () => "COMMIT"): Promise<T> {
     return this.withClient(async (client, broke) => {
       try {
-        await client.query(begin);
-        const result = await fn(client);
-        await client.query("COMMIT");
+        const opened = (await client.query(begin)) as QueryResult | QueryResult[];
+        const result = await fn(client, Array.isArray(opened) ? opened : [opened]);
+        await client.query(end());
         this.reachable();
         return result;
       } catch (err) {
