@@ -1,0 +1,183 @@
+// The WAL's checkpoints off the service's thread (branch `sqltail`). SQLite's automatic checkpoint runs inside
+// whichever commit leaves 1,000 frames in the WAL: that commit copies the pages into the file and fsyncs twice on the
+// only thread the service has, 5-37 ms measured at 10,000 memories (test/bench/README.md), inside a store's answer or
+// a bookkeeping flush that a request waits behind. Here a connection of its own, in a worker thread, runs the same
+// PASSIVE checkpoint once the WAL holds CHECKPOINT_FRAMES, and the store's connection keeps SQLite's automatic one
+// only as a bound (WAL_BOUND_FRAMES) for when this thread is behind, failed or not started. A checkpoint changes
+// nothing a commit made durable (the frames are in the WAL, synced as before); PASSIVE never waits on a lock and
+// never blocks a writer. The thread starts at the first checkpoint due and ends after CHECKPOINTER_IDLE_MS without
+// one (about 10 MB of resident memory while it runs), so a store that writes little never carries it.
+import { closeSync, openSync, readSync } from "node:fs";
+import { endianness } from "node:os";
+import { Worker } from "node:worker_threads";
+
+/** A PASSIVE checkpoint is due once the WAL holds this many frames (SQLite's own default threshold). */
+export const CHECKPOINT_FRAMES = 1000;
+/** The store's connection checkpoints by itself at this many frames: the WAL's bound when the thread is behind. */
+export const WAL_BOUND_FRAMES = 4000;
+/** How long the thread's FULL checkpoint waits for a write in progress to end (a sleep of its own thread only). */
+const FULL_WAIT_MS = 100;
+/** The thread ends after this long without a checkpoint to run. */
+export const CHECKPOINTER_IDLE_MS = 30_000;
+
+/** The thread: one connection to the file (never created here), a PASSIVE checkpoint per message. */
+const WORKER_SOURCE = `
+const { parentPort, workerData } = require("node:worker_threads");
+const Database = require(workerData.driver);
+const { openSync, readSync } = require("node:fs");
+const db = new Database(workerData.path, { fileMustExist: true, timeout: workerData.waitMs });
+db.pragma("cache_size = 16");
+const shm = openSync(workerData.path + "-shm", "r");
+const word = Buffer.alloc(4);
+const framesNow = () => (readSync(shm, word, 0, 4, 16) === 4 ? word["readUInt32" + workerData.byteOrder](0) : 0);
+parentPort.on("message", (message) => {
+  if (message === "close") {
+    db.close();
+    require("node:fs").closeSync(shm);
+    parentPort.close();
+    return;
+  }
+  try {
+    let [result] = db.pragma("wal_checkpoint(PASSIVE)");
+    let full = false;
+    if (result.checkpointed < Math.max(result.log, framesNow())) {
+      // Frames committed meanwhile (the WAL starts over only once every frame is in the file): the few left copied holding the write lock (a write meanwhile waits for it between
+      // turns of its event loop), so that the next write can start the WAL over. A reader of an older snapshot, or
+      // a write lasting past the wait, leaves it for the next turn.
+      try {
+        [result] = db.pragma("wal_checkpoint(FULL)");
+        full = true;
+      } catch (err) {
+        if (!String(err && err.code).startsWith("SQLITE_BUSY")) throw err;
+      }
+    }
+    parentPort.postMessage({ ok: true, busy: result.busy, log: result.log, checkpointed: result.checkpointed, full });
+  } catch (err) {
+    parentPort.postMessage({ ok: false, code: err && err.code });
+  }
+});
+`;
+
+export interface CheckpointResult {
+  ok: boolean;
+  busy?: number;
+  log?: number;
+  checkpointed?: number;
+  /** The PASSIVE checkpoint left frames, and a FULL one copied them. */
+  full?: boolean;
+  code?: string;
+}
+
+export interface Checkpointer {
+  /** After a write: asks the thread for a checkpoint when one is due. Cheap (one 4-byte read of the -shm file). */
+  afterWrite(): void;
+  /** Ends the thread and its connection (awaited before the store's own connection closes). */
+  close(): Promise<void>;
+  /** What the thread did, for tests and benchmarks. */
+  readonly stats: { checkpoints: number; started: number; failed: boolean; last: CheckpointResult | null };
+}
+
+/**
+ * The frames in the WAL now: mxFrame of the wal-index header at the start of the -shm file (byte 16, native byte
+ * order; https://www.sqlite.org/walformat.html), or null when the file cannot be read.
+ */
+function walFramesReader(path: string): { read(): number | null; close(): void } {
+  const buf = Buffer.alloc(4);
+  const little = endianness() === "LE";
+  let fd: number | null = null;
+  return {
+    read() {
+      try {
+        fd ??= openSync(`${path}-shm`, "r");
+        if (readSync(fd, buf, 0, 4, 16) !== 4) return null;
+        return little ? buf.readUInt32LE(0) : buf.readUInt32BE(0);
+      } catch {
+        return null;
+      }
+    },
+    close() {
+      if (fd !== null) closeSync(fd);
+      fd = null;
+    },
+  };
+}
+
+export function createCheckpointer(path: string, driver: string, idleMs = CHECKPOINTER_IDLE_MS): Checkpointer {
+  const walFrames = walFramesReader(path);
+  let worker: Worker | null = null;
+  let pending = false;
+  /** The WAL's frames when the last checkpoint was asked for: one that could not finish (a reader) is not re-asked at once. */
+  let askedAt = 0;
+  let idle: NodeJS.Timeout | null = null;
+  let closed = false;
+  const stats: Checkpointer["stats"] = { checkpoints: 0, started: 0, failed: false, last: null };
+
+  function start(): Worker {
+    const w = new Worker(WORKER_SOURCE, { eval: true, workerData: { path, driver, waitMs: FULL_WAIT_MS, byteOrder: endianness() } });
+    stats.started++;
+    // A checkpoint left unfinished by an exit is safe (SQLite's own recovery), so the thread never holds the process.
+    w.unref();
+    w.on("message", (result: CheckpointResult) => {
+      pending = false;
+      stats.checkpoints++;
+      stats.last = result;
+      restIdle();
+    });
+    w.on("error", () => {
+      // SQLite's own checkpoint (WAL_BOUND_FRAMES) keeps the WAL bounded; no thread is started again.
+      stats.failed = true;
+    });
+    w.on("exit", () => {
+      if (worker === w) worker = null;
+      pending = false;
+    });
+    worker = w;
+    restIdle();
+    return w;
+  }
+
+  /** The thread ends idleMs after it started or last checkpointed. */
+  function restIdle(): void {
+    if (idle) clearTimeout(idle);
+    idle = setTimeout(stop, idleMs);
+    idle.unref();
+  }
+
+  function stop(): void {
+    idle = null;
+    if (!worker || pending) return;
+    worker.postMessage("close");
+    worker = null;
+  }
+
+  return {
+    stats,
+    afterWrite() {
+      if (closed || pending || stats.failed) return;
+      const frames = walFrames.read();
+      if (frames === null || frames < CHECKPOINT_FRAMES / 2) return;
+      // The thread takes tens of milliseconds to start: started halfway, it is ready when the checkpoint is due.
+      worker ??= start();
+      if (frames < CHECKPOINT_FRAMES) return;
+      // The WAL restarted since (frames < askedAt), or grew another CHECKPOINT_FRAMES past one that could not finish.
+      if (askedAt > 0 && frames >= askedAt && frames - askedAt < CHECKPOINT_FRAMES) return;
+      askedAt = frames;
+      pending = true;
+      worker.postMessage("checkpoint");
+    },
+    async close() {
+      closed = true;
+      if (idle) clearTimeout(idle);
+      walFrames.close();
+      const w = worker;
+      worker = null;
+      if (w) {
+        const exited = new Promise<void>((resolve) => w.once("exit", () => resolve()));
+        w.postMessage("close");
+        const timer = setTimeout(() => void w.terminate(), 5_000);
+        await exited;
+        clearTimeout(timer);
+      }
+    },
+  };
+}
