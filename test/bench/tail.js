@@ -193,7 +193,9 @@ async function phase(name, count, one, outFile) {
   console.log(
     `           GC over the phase: ${[...byKind].map(([k, v]) => `${kinds[k] ?? k} ${v.n}× ${v.total.toFixed(0)} ms (max ${v.max.toFixed(1)})`).join(", ")}`,
   );
-  console.log(`           event loop delay p99 ${inside.loopP99.toFixed(1)} max ${inside.loopMax.toFixed(1)} ms over the phase`);
+  console.log(
+    `           event loop delay p99 ${inside.loopP99.toFixed(1)} max ${inside.loopMax.toFixed(1)} ms over the phase; serve's resident set ${service.rssMb().toFixed(0)} MB`,
+  );
   return { times, cpu, pgMs, load0 };
 }
 

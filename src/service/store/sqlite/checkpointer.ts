@@ -4,8 +4,10 @@
 // a bookkeeping flush that a request waits behind. Here a connection of its own, in a worker thread, runs the same
 // PASSIVE checkpoint once the WAL holds CHECKPOINT_FRAMES, and the store's connection keeps SQLite's automatic one
 // only as a bound (WAL_BOUND_FRAMES) for when this thread is behind, failed or not started. A checkpoint changes
-// nothing a commit made durable (the frames are in the WAL, synced as before); PASSIVE never waits on a lock and
-// never blocks a writer. The thread starts at the first checkpoint due and ends after CHECKPOINTER_IDLE_MS without
+// nothing a commit made durable (the frames are in the WAL, synced as before). PASSIVE never waits on a lock and
+// never blocks a writer; when commits landed meanwhile (the WAL starts over only once every frame is in the file), a
+// FULL checkpoint copies those few holding the write lock, and a write then waits between turns of the event loop
+// (whenFree), never the event loop itself. The thread starts at the first checkpoint due and ends after CHECKPOINTER_IDLE_MS without
 // one (about 10 MB of resident memory while it runs), so a store that writes little never carries it.
 import { closeSync, openSync, readSync } from "node:fs";
 import { endianness } from "node:os";
@@ -155,14 +157,13 @@ export function createCheckpointer(path: string, driver: string, idleMs = CHECKP
     afterWrite() {
       if (closed || pending || stats.failed) return;
       const frames = walFrames.read();
-      if (frames === null || frames < CHECKPOINT_FRAMES / 2) return;
-      // The thread takes tens of milliseconds to start: started halfway, it is ready when the checkpoint is due.
-      worker ??= start();
-      if (frames < CHECKPOINT_FRAMES) return;
+      if (frames === null || frames < CHECKPOINT_FRAMES) return;
       // The WAL restarted since (frames < askedAt), or grew another CHECKPOINT_FRAMES past one that could not finish.
       if (askedAt > 0 && frames >= askedAt && frames - askedAt < CHECKPOINT_FRAMES) return;
       askedAt = frames;
       pending = true;
+      // Started at the first checkpoint due (its start, tens of milliseconds, only delays that checkpoint).
+      worker ??= start();
       worker.postMessage("checkpoint");
     },
     async close() {
