@@ -1,19 +1,21 @@
 // The WAL's checkpoints off the service's thread (branch `sqltail`). SQLite's automatic checkpoint runs inside
 // whichever commit leaves 1,000 frames in the WAL: that commit copies the pages into the file and fsyncs twice on the
-// only thread the service has, 5-37 ms measured at 10,000 memories (test/bench/README.md), inside a store's answer or
-// a bookkeeping flush that a request waits behind. Here a connection of its own, in a worker thread, runs the same
+// only thread the service has (9-44 ms measured at 10,000 memories, test/bench/README.md), inside a store's answer or
+// a bookkeeping flush that requests wait behind. Here a connection of its own, in a worker thread, runs the same
 // PASSIVE checkpoint once the WAL holds CHECKPOINT_FRAMES, and the store's connection keeps SQLite's automatic one
-// only as a bound (WAL_BOUND_FRAMES) for when this thread is behind, failed or not started. A checkpoint changes
-// nothing a commit made durable (the frames are in the WAL, synced as before). PASSIVE never waits on a lock and
-// never blocks a writer; when commits landed meanwhile (the WAL starts over only once every frame is in the file), a
-// FULL checkpoint copies those few holding the write lock, and a write then waits between turns of the event loop
-// (whenFree), never the event loop itself. The thread starts at the first checkpoint due and ends after CHECKPOINTER_IDLE_MS without
-// one (about 10 MB of resident memory while it runs), so a store that writes little never carries it.
+// only as a bound (WAL_BOUND_FRAMES) for when the thread is behind or failed. PASSIVE never waits on a lock and never
+// blocks a writer; when commits landed meanwhile (the WAL starts over only once every frame is in the file), a FULL
+// checkpoint copies those few holding the write lock, and a write then waits between turns of the event loop
+// (whenFree), never the event loop itself. A checkpoint changes nothing a commit made durable (its frames are in the
+// WAL, synced as before). The connection's first checkpoint stays SQLite's own, inside a commit as before: a process
+// that writes little (an MCP session of 60 remembers and 30 recalls reaches one) never starts the thread, which holds
+// about 10 MB (`--embedded` has a 300 MB goal). The thread starts when a checkpoint is due and ends after
+// CHECKPOINTER_IDLE_MS without one.
 import { closeSync, openSync, readSync } from "node:fs";
 import { endianness } from "node:os";
 import { Worker } from "node:worker_threads";
 
-/** A PASSIVE checkpoint is due once the WAL holds this many frames (SQLite's own default threshold). */
+/** A PASSIVE checkpoint is due once the WAL holds this many frames (SQLite's own default wal_autocheckpoint). */
 export const CHECKPOINT_FRAMES = 1000;
 /** The store's connection checkpoints by itself at this many frames: the WAL's bound when the thread is behind. */
 export const WAL_BOUND_FRAMES = 4000;
@@ -104,8 +106,20 @@ function walFramesReader(path: string): { read(): number | null; close(): void }
   };
 }
 
-export function createCheckpointer(path: string, driver: string, idleMs = CHECKPOINTER_IDLE_MS): Checkpointer {
+/**
+ * `bound(frames)` sets the store's connection's own checkpoint threshold (wal_autocheckpoint): left at SQLite's
+ * default (CHECKPOINT_FRAMES) for the connection's first checkpoint, then raised to WAL_BOUND_FRAMES.
+ */
+export function createCheckpointer(
+  path: string,
+  driver: string,
+  bound: (frames: number) => void,
+  idleMs = CHECKPOINTER_IDLE_MS,
+): Checkpointer {
   const walFrames = walFramesReader(path);
+  /** Whether checkpoints are this thread's (after the first, which SQLite ran inside a commit, as it always did). */
+  let threaded = false;
+  let lastFrames = 0;
   let worker: Worker | null = null;
   let pending = false;
   /** The WAL's frames when the last checkpoint was asked for: one that could not finish (a reader) is not re-asked at once. */
@@ -157,12 +171,24 @@ export function createCheckpointer(path: string, driver: string, idleMs = CHECKP
     afterWrite() {
       if (closed || pending || stats.failed) return;
       const frames = walFrames.read();
-      if (frames === null || frames < CHECKPOINT_FRAMES) return;
+      if (frames === null) return;
+      if (!threaded) {
+        // The WAL started over: a checkpoint ran (the connection's own, at CHECKPOINT_FRAMES, or another's). A process
+        // that writes little (an MCP session of a few hundred facts) stops at that one and never carries the thread;
+        // one that keeps writing has the later ones done off its thread.
+        if (frames < lastFrames) {
+          threaded = true;
+          bound(WAL_BOUND_FRAMES);
+        }
+        lastFrames = frames;
+        return;
+      }
+      if (frames < CHECKPOINT_FRAMES) return;
       // The WAL restarted since (frames < askedAt), or grew another CHECKPOINT_FRAMES past one that could not finish.
       if (askedAt > 0 && frames >= askedAt && frames - askedAt < CHECKPOINT_FRAMES) return;
       askedAt = frames;
       pending = true;
-      // Started at the first checkpoint due (its start, tens of milliseconds, only delays that checkpoint).
+      // Started when a checkpoint is due (its start, tens of milliseconds, only delays that checkpoint).
       worker ??= start();
       worker.postMessage("checkpoint");
     },

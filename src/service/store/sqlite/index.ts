@@ -52,7 +52,7 @@ import {
   type Statement,
 } from "../dashboard-sql.js";
 import { guardStoreFile } from "./file-guard.js";
-import { createCheckpointer, WAL_BOUND_FRAMES, type Checkpointer } from "./checkpointer.js";
+import { createCheckpointer, type Checkpointer } from "./checkpointer.js";
 import { MEMORY_ID_ATTEMPTS, newMemoryId } from "../memory-ids.js";
 import { newSnapshotGeneration } from "../vector-snapshots.js";
 
@@ -531,13 +531,10 @@ export function openSqliteStore(path: string): MemoryStore {
     db.close();
     throw asBusyError(err);
   }
-  // Checkpoints run in a thread of their own (./checkpointer.ts); this connection's own one, inside a commit, only
-  // when the WAL reaches the bound.
-  let checkpointer: Checkpointer | null = null;
-  if (path !== ":memory:") {
-    db.pragma(`wal_autocheckpoint = ${WAL_BOUND_FRAMES}`);
-    checkpointer = createCheckpointer(path, driverPath());
-  }
+  // After the first, checkpoints run in a thread of their own (./checkpointer.ts); this connection's own one, inside a
+  // commit, then only when the WAL reaches the bound it sets.
+  const checkpointer: Checkpointer | null =
+    path === ":memory:" ? null : createCheckpointer(path, driverPath(), (frames) => db.pragma(`wal_autocheckpoint = ${frames}`));
 
   const q = {
     insertWorkspace: db.prepare(
