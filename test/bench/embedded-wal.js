@@ -3,14 +3,15 @@
 // checkouts alternated: the resident set after, the threads of the process, and how many frames the SQLite store's WAL
 // reached (sqltail: does the checkpointer's thread start in such a session). Usage: node test/bench/embedded-wal.js
 // [--builds /work/base3,.] [--rounds 2]
-import { spawn } from "node:child_process";
 import { mkdtempSync, openSync, readdirSync, readFileSync, readSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { workloadFact as fact, workloadQuery as query } from "./lib.js";
+import { StdioSession, workloadFact as fact, workloadQuery as query } from "./lib.js";
 
-const { values } = parseArgs({ options: { builds: { type: "string", default: "/work/base3,." }, rounds: { type: "string", default: "2" } } });
+const { values } = parseArgs({
+  options: { builds: { type: "string", default: "/work/base3,." }, rounds: { type: "string", default: "2" } },
+});
 const rss = (pid) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0) / 1024;
 const threads = (pid) => readdirSync(`/proc/${pid}/task`).length;
 
@@ -24,32 +25,22 @@ function walFramesIn(dir) {
   return null;
 }
 
-async function session(build) {
+async function embeddedSession(build) {
   const home = mkdtempSync(join(tmpdir(), "brain-embedded-wal-"));
-  const env = { PATH: process.env.PATH, HOME: home, XDG_CONFIG_HOME: join(home, ".config"), XDG_DATA_HOME: join(home, ".local", "share"), BRAIN_LOG: "error" };
-  const child = spawn(process.execPath, [join(build, "bin", "brain-mcp.js"), "--embedded"], { env, stdio: ["pipe", "pipe", "ignore"] });
-  const pending = new Map();
-  let buffered = "";
-  child.stdout.setEncoding("utf8");
-  child.stdout.on("data", (chunk) => {
-    buffered += chunk;
-    for (let n = buffered.indexOf("\n"); n >= 0; n = buffered.indexOf("\n")) {
-      const line = buffered.slice(0, n).trim();
-      buffered = buffered.slice(n + 1);
-      if (line) pending.get(JSON.parse(line).id)?.(JSON.parse(line));
-    }
-  });
-  let id = 1;
-  const request = (method, params) =>
-    new Promise((done) => {
-      const call = id++;
-      pending.set(call, done);
-      child.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", id: call, method, params })}\n`);
-    });
-  await request("initialize", { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "bench", version: "1" } });
-  child.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" })}\n`);
-  const names = (await request("tools/list", {})).result.tools.map((t) => t.name);
-  const call = (base, args) => request("tools/call", { name: names.find((n) => n.endsWith(base)), arguments: args });
+  const env = {
+    PATH: process.env.PATH,
+    HOME: home,
+    XDG_CONFIG_HOME: join(home, ".config"),
+    XDG_DATA_HOME: join(home, ".local", "share"),
+    BRAIN_LOG: "error",
+  };
+  const session = new StdioSession(process.execPath, [join(build, "bin", "brain-mcp.js"), "--embedded"], env);
+  await session.initialize();
+  const names = (await session.request("tools/list")).result.tools.map((t) => t.name);
+  const call = async (base, args) => {
+    const answer = await session.request("tools/call", { name: names.find((n) => n.endsWith(base)), arguments: args });
+    if (answer.error || answer.result?.isError) throw new Error(`${base} failed: ${JSON.stringify(answer)}`);
+  };
   let most = 0;
   for (let i = 0; i < 60; i++) {
     await call("remember", { text: fact(i) });
@@ -60,9 +51,9 @@ async function session(build) {
     most = Math.max(most, walFramesIn(home) ?? 0);
   }
   await new Promise((r) => setTimeout(r, 200));
-  const out = { rss: rss(child.pid), threads: threads(child.pid), most, load: loadavg()[0].toFixed(2) };
-  child.stdin.end();
-  await new Promise((r) => child.once("exit", r));
+  const { pid } = session.child;
+  const out = { rss: rss(pid), threads: threads(pid), most, load: loadavg()[0].toFixed(2) };
+  await session.close();
   rmSync(home, { recursive: true, force: true });
   return out;
 }
@@ -70,7 +61,9 @@ async function session(build) {
 const builds = values.builds.split(",").map((b) => resolve(b));
 for (let round = 0; round < Number(values.rounds); round++) {
   for (const build of builds) {
-    const r = await session(build);
-    console.log(`${build}: RSS ${r.rss.toFixed(0)} MB after 60 remembers + 30 recalls, ${r.threads} threads, WAL at most ${r.most} frames (load ${r.load})`);
+    const r = await embeddedSession(build);
+    console.log(
+      `${build}: RSS ${r.rss.toFixed(0)} MB after 60 remembers + 30 recalls, ${r.threads} threads, WAL at most ${r.most} frames (load ${r.load})`,
+    );
   }
 }
