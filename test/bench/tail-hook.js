@@ -39,6 +39,7 @@ Worker.prototype.postMessage = function (message, transfer) {
 // SQLite (branch `sqltail`): the main thread's time inside better-sqlite3's calls, and each COMMIT's time, with whether
 // the WAL was checkpointed inside it (the -shm file's nBackfill, WalCkptInfo at byte 96, moved on during the commit; with
 // a checkpointer in another thread, that may be its work landing meanwhile) or started over (mxFrame, byte 16, fell).
+const sqlCpu = []; // [start, the main thread's CPU inside the call]
 const sqls = []; // [start, end, kind (0 statement, 1 commit, 2 commit with a checkpoint, 3 one that restarted the WAL), walFramesBefore]
 try {
   const Database = createRequire(process.argv[1])("better-sqlite3");
@@ -65,10 +66,12 @@ try {
       const db = commit ? (this.database ?? this) : null;
       const before = commit ? walState(db) : null;
       const s = performance.now();
+      const c = cpu();
       try {
         return f.apply(this, args);
       } finally {
         const e = performance.now();
+        sqlCpu.push([s, cpu() - c]);
         let kind = 0;
         if (commit) {
           // 2: this commit ran a checkpoint (nBackfill moved on, the WAL not started over); 3: it started the WAL over
@@ -122,6 +125,7 @@ process.on("SIGUSR2", () => {
     row.busyAtStart = embeds.some(([s, e]) => s < row.start && e > row.start);
     const inRow = sqls.filter(([s, e]) => s >= row.start && e <= row.end);
     row.sqlMs = inRow.reduce((a, [s, e]) => a + e - s, 0);
+    row.sqlCpuMs = sqlCpu.filter(([s]) => s >= row.start && s <= row.end).reduce((a, [, c]) => a + c, 0);
     row.commitMs = inRow.filter((x) => x[2] > 0).reduce((a, [s, e]) => a + e - s, 0);
     row.checkpointMs = inRow.filter((x) => x[2] === 2).reduce((a, [s, e]) => a + e - s, 0);
   }
@@ -141,5 +145,6 @@ process.on("SIGUSR2", () => {
   gcs.length = 0;
   embeds.length = 0;
   sqls.length = 0;
+  sqlCpu.length = 0;
   loop.reset();
 });

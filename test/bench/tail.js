@@ -166,7 +166,7 @@ async function phase(name, count, one, outFile) {
   if (!pg) {
     const cps = inside.commits.filter((c) => c[1] === 2);
     console.log(
-      `           SQLite in request ${summary(rows.map((r) => r.sqlMs))}; commit ${summary(rows.map((r) => r.commitMs))}; ` +
+      `           SQLite in request ${summary(rows.map((r) => r.sqlMs))} (the main thread's CPU in it ${summary(rows.map((r) => r.sqlCpuMs))}); commit ${summary(rows.map((r) => r.commitMs))}; ` +
         `slowest ${slow.length}: SQLite ${mean(slow, (r) => r.sqlMs)}, commit ${mean(slow, (r) => r.commitMs)}, checkpoint ${mean(slow, (r) => r.checkpointMs)} ms (means); ` +
         `commits on the main thread over the phase ${inside.commits.length} (p99 ${pct(
           inside.commits.map((c) => c[0]),
