@@ -4,10 +4,11 @@
 // memories written are all there after a reopen.
 import { mkdtempSync, openSync, readSync, closeSync, rmSync, statSync } from "node:fs";
 import { endianness, tmpdir } from "node:os";
+import { createRequire } from "node:module";
 import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { loadDriver, openSqliteStore } from "../../src/service/store/sqlite/index.js";
-import { CHECKPOINT_FRAMES, WAL_BOUND_FRAMES } from "../../src/service/store/sqlite/checkpointer.js";
+import { CHECKPOINT_FRAMES, WAL_BOUND_FRAMES, createCheckpointer } from "../../src/service/store/sqlite/checkpointer.js";
 import type { MemoryStore } from "../../src/service/store/types.js";
 
 const dir = mkdtempSync(join(tmpdir(), "brain-checkpoints-"));
@@ -142,5 +143,54 @@ describe("SQLite's WAL checkpoints", () => {
     await store!.close();
     store = null;
     expect(() => statSync(`${path}-wal`)).toThrow();
+  });
+});
+
+describe("the checkpointer's thread", () => {
+  it("starts only after the first checkpoint, when the next is due; ends when idle; starts again when one is due", async () => {
+    const path = join(dir, "thread.db");
+    const Database = loadDriver();
+    const db = new Database(path);
+    db.pragma("journal_mode = WAL");
+    db.pragma("synchronous = NORMAL");
+    db.exec("CREATE TABLE t (x BLOB)");
+    const insert = db.prepare("INSERT INTO t VALUES (randomblob(3000))"); // one row a frame or so
+    const bounds: number[] = [];
+    const checkpointer = createCheckpointer(
+      path,
+      createRequire(import.meta.url).resolve("better-sqlite3"),
+      (frames) => {
+        bounds.push(frames);
+        db.pragma(`wal_autocheckpoint = ${frames}`);
+      },
+      300,
+    );
+    const writeUntil = async (done: () => boolean) => {
+      for (let i = 0; i < 20_000 && !done(); i++) {
+        insert.run();
+        checkpointer.afterWrite();
+        if (i % 20 === 0) await turn();
+      }
+    };
+    try {
+      // The first checkpoint is SQLite's own (wal_autocheckpoint at its default): no thread yet, then the bound is set.
+      await writeUntil(() => bounds.length > 0);
+      expect(bounds).toEqual([WAL_BOUND_FRAMES]);
+      expect(checkpointer.stats.started).toBe(0);
+      // The next one due starts the thread, which checkpoints.
+      await writeUntil(() => checkpointer.stats.checkpoints > 0);
+      expect(checkpointer.stats.started).toBe(1);
+      expect(checkpointer.stats.last?.ok).toBe(true);
+      // Idle, it ends.
+      const deadline = Date.now() + 5_000;
+      while (checkpointer.stats.exited === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      expect(checkpointer.stats.exited).toBe(1);
+      // Written to again, it starts again when a checkpoint is due.
+      await writeUntil(() => checkpointer.stats.checkpoints > 1);
+      expect(checkpointer.stats.started).toBe(2);
+    } finally {
+      await checkpointer.close();
+      db.close();
+    }
   });
 });

@@ -78,7 +78,7 @@ export interface Checkpointer {
   /** Ends the thread and its connection (awaited before the store's own connection closes). */
   close(): Promise<void>;
   /** What the thread did, for tests and benchmarks. */
-  readonly stats: { checkpoints: number; started: number; failed: boolean; last: CheckpointResult | null };
+  readonly stats: { checkpoints: number; started: number; exited: number; failed: boolean; last: CheckpointResult | null };
 }
 
 /**
@@ -126,7 +126,7 @@ export function createCheckpointer(
   let askedAt = 0;
   let idle: NodeJS.Timeout | null = null;
   let closed = false;
-  const stats: Checkpointer["stats"] = { checkpoints: 0, started: 0, failed: false, last: null };
+  const stats: Checkpointer["stats"] = { checkpoints: 0, started: 0, exited: 0, failed: false, last: null };
 
   function start(): Worker {
     const w = new Worker(WORKER_SOURCE, { eval: true, workerData: { path, driver, waitMs: FULL_WAIT_MS, byteOrder: endianness() } });
@@ -144,6 +144,7 @@ export function createCheckpointer(
       stats.failed = true;
     });
     w.on("exit", () => {
+      stats.exited++;
       if (worker === w) worker = null;
       pending = false;
     });
