@@ -1,16 +1,16 @@
 // The WAL's checkpoints off the service's thread (branch `sqltail`). SQLite's automatic checkpoint runs inside
 // whichever commit leaves 1,000 frames in the WAL: that commit copies the pages into the file and fsyncs twice on the
 // only thread the service has (9-44 ms measured at 10,000 memories, test/bench/README.md), inside a store's answer or
-// a bookkeeping flush that requests wait behind. Here a connection of its own, in a worker thread, runs the same
-// PASSIVE checkpoint once the WAL holds CHECKPOINT_FRAMES, and the store's connection keeps SQLite's automatic one
-// only as a bound (WAL_BOUND_FRAMES) for when the thread is behind or failed. PASSIVE never waits on a lock and never
-// blocks a writer; when commits landed meanwhile (the WAL starts over only once every frame is in the file), a FULL
-// checkpoint copies those few holding the write lock, and a write then waits between turns of the event loop
-// (whenFree), never the event loop itself. A checkpoint changes nothing a commit made durable (its frames are in the
-// WAL, synced as before). The connection's first checkpoint stays SQLite's own, inside a commit as before: a process
-// that writes little (an MCP session of 60 remembers and 30 recalls reaches one) never starts the thread, which holds
-// about 10 MB (`--embedded` has a 300 MB goal). The thread starts when a checkpoint is due and ends after
-// CHECKPOINTER_IDLE_MS without one.
+// a bookkeeping flush that requests wait behind. Here a connection of its own, in a worker thread, runs a PASSIVE
+// checkpoint once the WAL holds CHECKPOINT_FRAMES: no lock taken, writers go on. The WAL starts over at the first write
+// after a checkpoint that left no frame behind; one that commits landed during is asked again CHECKPOINT_FRAMES later
+// (one in a quiet moment completes). The store's connection keeps SQLite's automatic checkpoint as the bound
+// (WAL_BOUND_FRAMES): under writes that never pause it runs inside a commit as before, but finds only the frames since
+// the thread's last pass to copy. A checkpoint changes nothing a commit made durable (its frames are in the WAL,
+// synced as before). The connection's first checkpoint stays SQLite's own, inside a commit: a process that writes
+// little (an MCP session of 60 remembers and 30 recalls reaches one) never starts the thread, which holds about 10 MB
+// (`--embedded` has a 300 MB goal). The thread starts when a checkpoint is due and ends after CHECKPOINTER_IDLE_MS
+// without one.
 import { closeSync, openSync, readSync } from "node:fs";
 import { endianness } from "node:os";
 import { Worker } from "node:worker_threads";
@@ -19,8 +19,6 @@ import { Worker } from "node:worker_threads";
 export const CHECKPOINT_FRAMES = 1000;
 /** The store's connection checkpoints by itself at this many frames: the WAL's bound when the thread is behind. */
 export const WAL_BOUND_FRAMES = 4000;
-/** How long the thread's FULL checkpoint waits for a write in progress to end (a sleep of its own thread only). */
-const FULL_WAIT_MS = 100;
 /** The thread ends after this long without a checkpoint to run. */
 export const CHECKPOINTER_IDLE_MS = 30_000;
 
@@ -28,34 +26,17 @@ export const CHECKPOINTER_IDLE_MS = 30_000;
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require("node:worker_threads");
 const Database = require(workerData.driver);
-const { openSync, readSync } = require("node:fs");
-const db = new Database(workerData.path, { fileMustExist: true, timeout: workerData.waitMs });
+const db = new Database(workerData.path, { fileMustExist: true, timeout: 0 });
 db.pragma("cache_size = 16");
-const shm = openSync(workerData.path + "-shm", "r");
-const word = Buffer.alloc(4);
-const framesNow = () => (readSync(shm, word, 0, 4, 16) === 4 ? word["readUInt32" + workerData.byteOrder](0) : 0);
 parentPort.on("message", (message) => {
   if (message === "close") {
     db.close();
-    require("node:fs").closeSync(shm);
     parentPort.close();
     return;
   }
   try {
-    let [result] = db.pragma("wal_checkpoint(PASSIVE)");
-    let full = false;
-    if (result.checkpointed < Math.max(result.log, framesNow())) {
-      // Frames committed meanwhile (the WAL starts over only once every frame is in the file): the few left copied holding the write lock (a write meanwhile waits for it between
-      // turns of its event loop), so that the next write can start the WAL over. A reader of an older snapshot, or
-      // a write lasting past the wait, leaves it for the next turn.
-      try {
-        [result] = db.pragma("wal_checkpoint(FULL)");
-        full = true;
-      } catch (err) {
-        if (!String(err && err.code).startsWith("SQLITE_BUSY")) throw err;
-      }
-    }
-    parentPort.postMessage({ ok: true, busy: result.busy, log: result.log, checkpointed: result.checkpointed, full });
+    const [result] = db.pragma("wal_checkpoint(PASSIVE)");
+    parentPort.postMessage({ ok: true, busy: result.busy, log: result.log, checkpointed: result.checkpointed });
   } catch (err) {
     parentPort.postMessage({ ok: false, code: err && err.code });
   }
@@ -67,8 +48,6 @@ export interface CheckpointResult {
   busy?: number;
   log?: number;
   checkpointed?: number;
-  /** The PASSIVE checkpoint left frames, and a FULL one copied them. */
-  full?: boolean;
   code?: string;
 }
 
@@ -129,7 +108,7 @@ export function createCheckpointer(
   const stats: Checkpointer["stats"] = { checkpoints: 0, started: 0, exited: 0, failed: false, last: null };
 
   function start(): Worker {
-    const w = new Worker(WORKER_SOURCE, { eval: true, workerData: { path, driver, waitMs: FULL_WAIT_MS, byteOrder: endianness() } });
+    const w = new Worker(WORKER_SOURCE, { eval: true, workerData: { path, driver } });
     stats.started++;
     // A checkpoint left unfinished by an exit is safe (SQLite's own recovery), so the thread never holds the process.
     w.unref();
