@@ -163,6 +163,23 @@ async function phase(name, count, one, outFile) {
   console.log(
     `           in-server ${summary(rows.map((r) => r.wall))}; model round trip ${summary(rows.map((r) => r.embedMs))}; main CPU ${summary(rows.map((r) => r.cpu))}; GC in request ${summary(rows.map((r) => r.gcMs))}`,
   );
+  if (!pg) {
+    const cps = inside.commits.filter((c) => c[1] === 2);
+    console.log(
+      `           SQLite in request ${summary(rows.map((r) => r.sqlMs))} (the main thread's CPU in it ${summary(rows.map((r) => r.sqlCpuMs))}); commit ${summary(rows.map((r) => r.commitMs))}; ` +
+        `slowest ${slow.length}: SQLite ${mean(slow, (r) => r.sqlMs)}, commit ${mean(slow, (r) => r.commitMs)}, checkpoint ${mean(slow, (r) => r.checkpointMs)} ms (means); ` +
+        `commits on the main thread over the phase ${inside.commits.length} (p99 ${pct(
+          inside.commits.map((c) => c[0]),
+          99,
+        )} max ${Math.max(0, ...inside.commits.map((c) => c[0])).toFixed(1)} ms, most WAL frames before one ${Math.max(0, ...inside.commits.map((c) => c[2]))}), ` +
+        `${cps.length} with a checkpoint inside (${cps.map((c) => c[0].toFixed(1)).join(" ")} ms), ` +
+        `${inside.commits.filter((c) => c[1] === 3).length} starting the WAL over (${inside.commits
+          .filter((c) => c[1] === 3)
+          .map((c) => c[0].toFixed(1))
+          .join(" ")} ms), ` +
+        `${rows.filter((r) => r.checkpointMs > 0).length} of them in a request`,
+    );
+  }
   console.log(
     `           slowest ${slow.length}: wall ${mean(slow, (r) => r.wall)}, model round trips ${mean(slow, (r) => r.embedMs)}, main CPU ${mean(slow, (r) => r.cpu)}, GC ${mean(slow, (r) => r.gcMs)} ms (means); ` +
       `each: ${slow.map((r) => `${r.wall.toFixed(0)}=${r.embedMs.toFixed(0)}m/${r.cpu.toFixed(0)}c/${r.gcMs.toFixed(0)}g`).join(" ")}`,
@@ -176,7 +193,9 @@ async function phase(name, count, one, outFile) {
   console.log(
     `           GC over the phase: ${[...byKind].map(([k, v]) => `${kinds[k] ?? k} ${v.n}× ${v.total.toFixed(0)} ms (max ${v.max.toFixed(1)})`).join(", ")}`,
   );
-  console.log(`           event loop delay p99 ${inside.loopP99.toFixed(1)} max ${inside.loopMax.toFixed(1)} ms over the phase`);
+  console.log(
+    `           event loop delay p99 ${inside.loopP99.toFixed(1)} max ${inside.loopMax.toFixed(1)} ms over the phase; serve's resident set ${service.rssMb().toFixed(0)} MB`,
+  );
   return { times, cpu, pgMs, load0 };
 }
 

@@ -52,6 +52,7 @@ import {
   type Statement,
 } from "../dashboard-sql.js";
 import { guardStoreFile } from "./file-guard.js";
+import { createCheckpointer, type Checkpointer } from "./checkpointer.js";
 import { MEMORY_ID_ATTEMPTS, newMemoryId } from "../memory-ids.js";
 import { newSnapshotGeneration } from "../vector-snapshots.js";
 
@@ -464,6 +465,11 @@ export function loadDriver(): typeof BetterSqlite3 {
   }
 }
 
+/** Where loadDriver found better-sqlite3 (the checkpointer's thread loads the same). */
+function driverPath(): string {
+  return createRequire(import.meta.url).resolve("better-sqlite3");
+}
+
 /** Brings the file to the current schema; returns the versions applied. */
 export function migrate(db: Db): number[] {
   // Migration 9 fills the codes of the vectors already stored with the function every write uses.
@@ -525,6 +531,10 @@ export function openSqliteStore(path: string): MemoryStore {
     db.close();
     throw asBusyError(err);
   }
+  // After the first, checkpoints run in a thread of their own (./checkpointer.ts); this connection's own one, inside a
+  // commit, then only when the WAL reaches the bound it sets.
+  const checkpointer: Checkpointer | null =
+    path === ":memory:" ? null : createCheckpointer(path, driverPath(), (frames) => db.pragma(`wal_autocheckpoint = ${frames}`));
 
   const q = {
     insertWorkspace: db.prepare(
@@ -1221,15 +1231,21 @@ export function openSqliteStore(path: string): MemoryStore {
       if (closed) return;
       await writeQueue.catch(() => undefined);
       closed = true;
+      // The thread's connection first: this one, the last, then checkpoints and removes the WAL as before.
+      await checkpointer?.close();
       db.close();
     },
   };
 
   /** Runs one write at a time on this connection (other processes are serialized by SQLite itself). */
   function serialize<T>(fn: () => Promise<T>): Promise<T> {
-    const write = () => {
+    const write = async () => {
       file.requireAttached(); // a write to a deleted file would be acknowledged and lost
-      return fn();
+      try {
+        return await fn();
+      } finally {
+        checkpointer?.afterWrite();
+      }
     };
     const run = writeQueue.then(write, write);
     writeQueue = run.catch(() => undefined);
