@@ -295,8 +295,9 @@ describe.skipIf(!available)("the dashboard in chromium", () => {
       await page.goto(`${ui.base}/#/w/${service.workspaceId}?q=${encodeURIComponent(query)}`);
       await page.getByRole("status").filter({ hasText: "found by meaning" }).waitFor();
       const box = (id: number) => page.getByRole("checkbox", { name: `Forget memory #${id}` });
-      // only the relevant result is ticked at first; the person adds one more
-      await expect(box(coffee).isChecked()).resolves.toBe(true);
+      // only the relevant result is ticked at first; the person adds one more. The ticks are set in an effect after
+      // the results render, so the first look waits for them (a loaded machine showed the render before the effect).
+      await expect.poll(() => box(coffee).isChecked(), { timeout: 10_000 }).toBe(true);
       await expect(box(invoices).isChecked()).resolves.toBe(false);
       const ticked = await page.getByRole("checkbox", { checked: true }).count();
       expect(ticked).toBe(1);
