@@ -3,11 +3,11 @@
 // checkouts alternated: the resident set after, the threads of the process, and how many frames the SQLite store's WAL
 // reached (sqltail: does the checkpointer's thread start in such a session). Usage: node test/bench/embedded-wal.js
 // [--builds /work/base3,.] [--rounds 2]
-import { mkdtempSync, openSync, readdirSync, readFileSync, readSync, rmSync } from "node:fs";
-import { loadavg, tmpdir } from "node:os";
+import { openSync, readdirSync, readFileSync, readSync, rmSync } from "node:fs";
+import { loadavg } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { StdioSession, workloadFact as fact, workloadQuery as query } from "./lib.js";
+import { StdioSession, isolatedHome, workloadFact as fact, workloadQuery as query } from "./lib.js";
 
 const { values } = parseArgs({
   options: { builds: { type: "string", default: "/work/base3,." }, rounds: { type: "string", default: "2" } },
@@ -26,14 +26,7 @@ function walFramesIn(dir) {
 }
 
 async function embeddedSession(build) {
-  const home = mkdtempSync(join(tmpdir(), "brain-embedded-wal-"));
-  const env = {
-    PATH: process.env.PATH,
-    HOME: home,
-    XDG_CONFIG_HOME: join(home, ".config"),
-    XDG_DATA_HOME: join(home, ".local", "share"),
-    BRAIN_LOG: "error",
-  };
+  const { home, env } = isolatedHome("brain-embedded-wal-", { BRAIN_LOG: "error" });
   const session = new StdioSession(process.execPath, [join(build, "bin", "brain-mcp.js"), "--embedded"], env);
   await session.initialize();
   const names = (await session.request("tools/list")).result.tools.map((t) => t.name);

@@ -8,6 +8,19 @@ import { fileURLToPath } from "node:url";
 export const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 export const bin = join(root, "bin", "brain-mcp.js");
 
+/** A new empty home for a spawned brain-mcp (its config and data under it), and the environment that points there. */
+export function isolatedHome(prefix, extra = {}) {
+  const home = mkdtempSync(join(tmpdir(), prefix));
+  const env = {
+    PATH: process.env.PATH,
+    HOME: home,
+    XDG_CONFIG_HOME: join(home, ".config"),
+    XDG_DATA_HOME: join(home, ".local", "share"),
+    ...extra,
+  };
+  return { home, env };
+}
+
 export function percentile(values, p) {
   const sorted = [...values].sort((a, b) => a - b);
   if (sorted.length === 0) return NaN;
