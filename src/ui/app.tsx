@@ -180,16 +180,17 @@ function Memories({ ws, params }: { ws: string; params: URLSearchParams }) {
   // What the last change did, shown above the reloaded list until the list changes.
   const [notice, setNotice] = useState<string | null>(null);
   useEffect(() => setNotice(null), [query.toString()]);
-  // The results to forget: those scoring FORGET_MIN_SCORE_DEFAULT or more until the person ticks otherwise.
-  const [chosen, setChosen] = useState<Set<number>>(new Set());
-  useEffect(() => {
-    setChosen(new Set((state.data?.memories ?? []).filter((m) => isHit(m) && m.score >= FORGET_MIN_SCORE_DEFAULT).map((m) => m.id)));
-  }, [state.data]);
+  // The results to forget: those scoring FORGET_MIN_SCORE_DEFAULT or more until the person ticks otherwise. The ticks
+  // belong to the page they were made on; a new page starts from its defaults in the same render (no frame unticked).
+  const [ticked, setTicked] = useState<{ page: MemoryPage | null; ids: Set<number> } | null>(null);
+  const firstTicks = (page: MemoryPage | null) =>
+    new Set((page?.memories ?? []).filter((m) => isHit(m) && m.score >= FORGET_MIN_SCORE_DEFAULT).map((m) => m.id));
+  const chosen = ticked && ticked.page === state.data ? ticked.ids : firstTicks(state.data);
   const toggle = (id: number) =>
-    setChosen((was) => {
-      const next = new Set(was);
+    setTicked((was) => {
+      const next = new Set(was && was.page === state.data ? was.ids : firstTicks(state.data));
       if (!next.delete(id)) next.add(id);
-      return next;
+      return { page: state.data, ids: next };
     });
   const howMany = (n: number) => (n === 1 ? "1 memory" : `${n} memories`);
   const searching = params.get("q") !== null && params.get("q") !== "";

@@ -292,12 +292,24 @@ describe.skipIf(!available)("the dashboard in chromium", () => {
       const query = "when are the coffee beans reordered?";
       const coffee = stored[16]!.memory_id;
       const invoices = stored[8]!.memory_id;
+      // Each box's state when it first enters the page: the first ticks come with the results, in the same render,
+      // never a frame later (when an effect set them, a loaded machine once read a box between the two).
+      await page.evaluate(() => {
+        const seen: Record<string, boolean> = {};
+        Object.assign(window, { firstTicks: seen });
+        new MutationObserver(() => {
+          for (const el of document.querySelectorAll<HTMLInputElement>('input[type="checkbox"][aria-label^="Forget memory #"]'))
+            seen[el.getAttribute("aria-label")!] ??= el.checked;
+        }).observe(document.body, { subtree: true, childList: true });
+      });
       await page.goto(`${ui.base}/#/w/${service.workspaceId}?q=${encodeURIComponent(query)}`);
       await page.getByRole("status").filter({ hasText: "found by meaning" }).waitFor();
+      const firstTicks = await page.evaluate(() => (window as unknown as { firstTicks: Record<string, boolean> }).firstTicks);
+      expect(firstTicks[`Forget memory #${coffee}`]).toBe(true);
+      expect(firstTicks[`Forget memory #${invoices}`]).toBe(false);
       const box = (id: number) => page.getByRole("checkbox", { name: `Forget memory #${id}` });
-      // only the relevant result is ticked at first; the person adds one more. The ticks are set in an effect after
-      // the results render, so the first look waits for them (a loaded machine showed the render before the effect).
-      await expect.poll(() => box(coffee).isChecked(), { timeout: 10_000 }).toBe(true);
+      // only the relevant result is ticked at first; the person adds one more
+      await expect(box(coffee).isChecked()).resolves.toBe(true);
       await expect(box(invoices).isChecked()).resolves.toBe(false);
       const ticked = await page.getByRole("checkbox", { checked: true }).count();
       expect(ticked).toBe(1);
