@@ -4,6 +4,7 @@ import type { Embedder, Judge } from "./models/types.js";
 import { offlineEmbedderKind } from "./models/embed/index.js";
 import { describeModelRuntime } from "./models/embed/runtime.js";
 import { screenPii } from "./pipeline/pii/index.js";
+import { factConflict } from "./pipeline/same-fact.js";
 import { createService } from "./service.js";
 import { openStore } from "./store/open-store.js";
 import type { AdminService, MemoryService, ServiceLog, ServiceOptions } from "./types.js";
@@ -52,12 +53,26 @@ export async function openServiceWithFirstWorkspace(
   }
 }
 
+/** A PII screen and a same-fact comparison on fixed texts, their answers thrown away (V8 compiles expressions on first use). */
+function warmUpScreens(): void {
+  const texts = [
+    "Call Maria on +44 20 7946 0958 before 5pm; her card ends 4242 and the staging password was rotated on Friday.",
+    "Maria called on Friday before 5pm about the staging server, which was rotated to a new region.",
+  ];
+  for (const text of texts) screenPii(text);
+  factConflict(texts[0]!, texts[1]!);
+}
+
 export async function openService(options: OpenServiceOptions): Promise<MemoryService & AdminService> {
   const env = options.env ?? process.env;
   const log = options.log ?? SILENT_LOG;
   const store = await openStore({ dbPath: options.dbPath, databaseUrl: options.databaseUrl }, { log });
   try {
-    const models = options.models ?? (await loadModels(env));
+    const loading = options.models ? null : loadModels(env);
+    // While the model loads in its worker: the screens' expressions compiled on a text of their own, not on the
+    // first memory stored (~15 ms of it; the judge's are compiled by its load).
+    warmUpScreens();
+    const models = options.models ?? (await loading!);
     // which runtime runs the sentence model (native, or the WebAssembly fallback and why): said once, at start
     if (!options.models && offlineEmbedderKind(env) !== "lexical") log.info("model runtime", { ...describeModelRuntime(env) });
     const service = createService({

@@ -6,7 +6,8 @@ import type { TopicCalibration } from "./categories.js";
 
 /** The embedding space the weights were trained in: all-MiniLM-L6-v2, alone or as the first block of the hybrid vector. */
 export const CLASSIFIER_SPACE = "minilm-l6/1";
-const SPACE_DIMENSIONS = 384;
+/** The sentence model's dimensions (its part of a hybrid vector comes first). */
+export const CLASSIFIER_DIMENSIONS = 384;
 
 export interface ClassifierWeights {
   space: string;
@@ -43,8 +44,8 @@ export interface VectorScores {
 
 /** The sentence model's part of `vector`, unit length, or null when the vector comes from another model. */
 export function sentencePart(vector: Float32Array | null, embedderId: string | undefined): Float32Array | null {
-  if (!vector || !embedderId?.startsWith(CLASSIFIER_SPACE) || vector.length < SPACE_DIMENSIONS) return null;
-  const part = vector.subarray(0, SPACE_DIMENSIONS);
+  if (!vector || !embedderId?.startsWith(CLASSIFIER_SPACE) || vector.length < CLASSIFIER_DIMENSIONS) return null;
+  const part = vector.subarray(0, CLASSIFIER_DIMENSIONS);
   let norm = 0;
   for (const v of part) norm += v * v;
   norm = Math.sqrt(norm);
