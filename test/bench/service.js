@@ -299,10 +299,12 @@ async function overHttp(size) {
   }
   const stores = [];
   const actions = { stored_new: 0, merged: 0 };
+  const byAction = { stored_new: [], merged: [] };
   for (const text of takeHeldOut(nStores)) {
     const [ms, json] = await http("POST", "/v1/memory/store", { text });
     stores.push(ms);
     actions[json.dedup.action]++;
+    byAction[json.dedup.action]?.push(ms);
   }
   const health = [];
   for (let i = 0; i < 3; i++) health.push((await http("GET", "/v1/optimize/health"))[0]);
@@ -313,6 +315,8 @@ async function overHttp(size) {
     found,
     store: stats(stores),
     actions,
+    storeNew: stats(byAction.stored_new),
+    storeMerged: stats(byAction.merged),
     health: stats(health),
     memoryCount: status.memory_count,
     rssMb: service.rssMb(),
@@ -389,6 +393,8 @@ for (const size of sizes) {
   );
   console.log(`  retrieve ${fmt(h.retrieve)}  (${h.found} of ${h.retrieve.n} found memories)`);
   console.log(`  store    ${fmt(h.store)}  (${h.actions.stored_new} new, ${h.actions.merged} merged)`);
+  console.log(`    new    ${fmt(h.storeNew)}`);
+  console.log(`    merged ${fmt(h.storeMerged)}`);
   console.log(`  health   ${fmt(h.health)}`);
   results.push({ size, seeded, breakdown: b, http: h });
 }
