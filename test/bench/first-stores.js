@@ -28,7 +28,10 @@ const QUERIES = ["when is standup?", "what does Alice drink?", "which database d
 async function round(dir) {
   const { Brain } = await import(join(dir, "dist/client/brain.js"));
   const { home, env } = isolatedHome("brain-first-", { BRAIN_MODEL_RUNTIME: process.env.BRAIN_MODEL_RUNTIME ?? "auto" });
-  const child = spawn(process.execPath, [join(dir, "bin/brain-mcp.js"), "serve", "--port", "0"], { env, stdio: ["ignore", "pipe", "ignore"] });
+  const child = spawn(process.execPath, [join(dir, "bin/brain-mcp.js"), "serve", "--port", "0"], {
+    env,
+    stdio: ["ignore", "pipe", "ignore"],
+  });
   let out = "";
   child.stdout.on("data", (d) => (out += d));
   const started = Date.now();
