@@ -65,4 +65,50 @@ describe("SQLite's lexical ranking", () => {
       reference.close();
     }
   });
+
+  it("in a store of one workspace gives the same answers, and keeps another process's new workspace out", async () => {
+    // One workspace: the search leaves the workspace out of its MATCH (every indexed memory is that workspace's).
+    const aloneDir = mkdtempSync(join(tmpdir(), "brain-lexical-alone-"));
+    const alonePath = join(aloneDir, "brain.db");
+    const alone = openSqliteStore(alonePath);
+    const neighbour = openSqliteStore(alonePath); // another process on the same file
+    try {
+      const first = (await alone.insertWorkspace({ name: "a", plan: "free", billing_cycle: "monthly", status: "active", created_at: 0 }))
+        .id;
+      const ids = new Set<number>();
+      await alone.writeInWorkspace(first, async (tx) => {
+        for (let i = 0; i < 40; i++) ids.add((await tx.insertMemory(newMemory(first, fact(i)))).id);
+      });
+      const reference = new Database(alonePath, { readonly: true });
+      const expected = (query: string, limit: number) => {
+        const { sql, params } = lexicalSearchStatement("sqlite", first, sqliteMatchableTerms(searchTerms(query)), limit);
+        return lexicalMatches(reference.prepare(sql).all(...params) as Parameters<typeof lexicalMatches>[0]);
+      };
+      try {
+        for (const query of QUERIES) expectSameLexicalMatches(await alone.searchText(first, searchTerms(query), 200), expected(query, 200));
+        // The neighbour adds a second workspace holding the same texts; the next search sees it at once.
+        const second = (
+          await neighbour.insertWorkspace({ name: "b", plan: "free", billing_cycle: "monthly", status: "active", created_at: 0 })
+        ).id;
+        await neighbour.writeInWorkspace(second, async (tx) => {
+          for (let i = 0; i < 40; i++) await tx.insertMemory(newMemory(second, fact(i)));
+        });
+        let matched = 0;
+        for (const query of QUERIES) {
+          const got = await alone.searchText(first, searchTerms(query), 200);
+          expectSameLexicalMatches(got, expected(query, 200));
+          for (const match of got) expect(ids.has(match.id)).toBe(true);
+          matched += got.length;
+          if (got.length > 0) expect(got[0]!.total).toBe(40);
+        }
+        expect(matched).toBeGreaterThan(20);
+      } finally {
+        reference.close();
+      }
+    } finally {
+      await neighbour.close();
+      await alone.close();
+      rmSync(aloneDir, { recursive: true, force: true });
+    }
+  });
 });
