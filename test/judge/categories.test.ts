@@ -350,6 +350,7 @@ describe("a labeller left out of training (leave one labeller out, issue 30's fo
     ...set("category-labels-voices.json"),
     ...set("category-labels-holdout3.json"),
     ...set("category-labels-voices2.json"),
+    ...set("category-labels-holdout4.json"),
   ];
 
   it("has at least 300 memories in several groups, with valid labels and no text twice", () => {
@@ -361,6 +362,7 @@ describe("a labeller left out of training (leave one labeller out, issue 30's fo
       ...set("category-labels-voices.json"),
       ...set("category-labels-holdout3.json"),
       ...set("category-labels-voices2.json"),
+      ...set("category-labels-holdout4.json"),
     ];
     expect(new Set(all.map((r) => r.text)).size).toBe(all.length);
     for (const r of all) {
