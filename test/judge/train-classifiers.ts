@@ -158,23 +158,17 @@ console.log(
 // ratio and the short-text cap, all chosen by out-of-fold topic F1 (and domain accuracy) on the dev rows.
 const lexicon = catExamples.map((e) => scoreCategories(e.text));
 const gold = catExamples.map((e) => new Set(e.topics));
-function blended(loo: number[][], beta: number, betaDomain: number, floor = 0, gated?: readonly Topic[]) {
+function blended(loo: number[][], beta: number, betaDomain: number) {
   return catExamples.map((_, i) => {
     const model = {
       domains: new Map(DOMAINS.map((x, k) => [x, loo[i]![k]!] as const)),
       topics: new Map(TOPICS.map((x, k) => [x, loo[i]![DOMAINS.length + k]!] as const)),
     };
-    const out = addModelScores(lexicon[i]!, model, beta, betaDomain, floor, BELOW_FLOOR, gated, FLOOR_DOMAINS);
+    const out = addModelScores(lexicon[i]!, model, beta, betaDomain);
     if (KNN_WEIGHT) TOPICS.forEach((t, k) => out.topics.set(t, (out.topics.get(t) ?? 0) + KNN_WEIGHT * knnVotes()[i]![k]!));
     return out;
   });
 }
-// The floor under which a topic's phrases stop counting (TRAIN_FLOORS: the values searched, 0 = no floor), how much they
-// count below it (TRAIN_BELOW, 0: nothing) and whether what they lent the domains goes too (TRAIN_FLOOR_DOMAINS=0: no).
-const FLOORS = (process.env.TRAIN_FLOORS ?? "0").split(",").map(Number);
-const BELOW_FLOOR = Number(process.env.TRAIN_BELOW ?? 0);
-const GATE_FLOOR = Number(process.env.TRAIN_GATE ?? 0);
-const FLOOR_DOMAINS = process.env.TRAIN_FLOOR_DOMAINS !== "0";
 // Experiment (TRAIN_KNN=k TRAIN_KNN_WEIGHT=w): a nearest-labelled-neighbour vote beside the logistic regressions, each
 // topic's share of the k nearest rows of the other groups (cosine-weighted), added w times to the topic's score.
 const KNN_K = Number(process.env.TRAIN_KNN ?? 0);
@@ -402,28 +396,26 @@ function choose(rows: number[]): Choice {
   let bestCat: Choice = { lambda: 1, beta: 0, betaDomain: 0, calibration: RULES_CALIBRATION, f1: -1, domainAcc: 0 };
   for (const lambda of CATEGORY_L2) {
     const loo = outOfFold(lambda);
-    for (const floor of FLOORS)
-      for (const beta of [2, 4, 8, 12, 16, 24]) {
-        const scores = blended(loo, beta, 0, floor);
-        const thresholds = topicThresholds(scores, rows);
-        for (const ratio of [0, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9])
-          for (const shortCap of [1, 2, 3])
-            for (const longCap of LONG_CAPS.filter((c) => c >= shortCap)) {
-              const calibration: TopicCalibration = {
-                thresholds,
-                ratio,
-                shortCap,
-                longCap,
-                ...(floor ? { lexiconFloor: floor, ...(BELOW_FLOOR ? { belowFloor: BELOW_FLOOR } : {}) } : {}),
-                ...(FORCED_WORD.length ? { needsWord: [...FORCED_WORD] } : {}),
-              };
-              const r = evaluate(scores, calibration, rows);
-              if (r.f1 > bestCat.f1 + 1e-9) bestCat = { lambda, beta, betaDomain: 0, calibration, ...r };
-            }
-      }
+    for (const beta of [2, 4, 8, 12, 16, 24]) {
+      const scores = blended(loo, beta, 0);
+      const thresholds = topicThresholds(scores, rows);
+      for (const ratio of [0, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9])
+        for (const shortCap of [1, 2, 3])
+          for (const longCap of LONG_CAPS.filter((c) => c >= shortCap)) {
+            const calibration: TopicCalibration = {
+              thresholds,
+              ratio,
+              shortCap,
+              longCap,
+              ...(FORCED_WORD.length ? { needsWord: [...FORCED_WORD] } : {}),
+            };
+            const r = evaluate(scores, calibration, rows);
+            if (r.f1 > bestCat.f1 + 1e-9) bestCat = { lambda, beta, betaDomain: 0, calibration, ...r };
+          }
+    }
   }
   const bestLoo = outOfFold(bestCat.lambda);
-  const scores = blended(bestLoo, bestCat.beta, 0, bestCat.calibration.lexiconFloor, bestCat.calibration.gated);
+  const scores = blended(bestLoo, bestCat.beta, 0);
   // Greedily, the topics that do better when only a word can give them.
   for (const t of TOPICS) {
     if (bestCat.calibration.needsWord?.includes(t)) continue;
@@ -431,54 +423,33 @@ function choose(rows: number[]): Choice {
     const r = evaluate(scores, calibration, rows);
     if (r.f1 > bestCat.f1 + 1e-9) bestCat = { ...bestCat, calibration, ...r };
   }
-  // TRAIN_GATE=<floor>: greedily, the topics whose phrases count only where their classifier gives them at least <floor>.
-  if (GATE_FLOOR && !bestCat.calibration.lexiconFloor) {
-    let gated: Topic[] = [];
-    for (const t of TOPICS) {
-      const calibration = { ...bestCat.calibration, lexiconFloor: GATE_FLOOR, gated: [...gated, t] };
-      const r = evaluate(blended(bestLoo, bestCat.beta, 0, GATE_FLOOR, calibration.gated), calibration, rows);
-      if (r.f1 > bestCat.f1 + 1e-9) {
-        gated = calibration.gated;
-        bestCat = { ...bestCat, calibration, ...r };
-      }
-    }
-  }
-  const gatedScores = blended(bestLoo, bestCat.beta, 0, bestCat.calibration.lexiconFloor, bestCat.calibration.gated);
   // Then whether a topic just under its threshold beats the domain's default topic, and how far under.
   for (const bestBelow of [0.9, 0.75, 0.6, 0.5, 0.4, 0.3, 0.2, 0.1]) {
     const calibration = { ...bestCat.calibration, bestBelow };
-    const r = evaluate(gatedScores, calibration, rows);
+    const r = evaluate(scores, calibration, rows);
     if (r.f1 > bestCat.f1 + 1e-9) bestCat = { ...bestCat, calibration, ...r };
   }
   balancing = BALANCE.includes("select") || BALANCE.includes("domain");
   for (const betaDomain of [0, 0.5, 1, 2, 3, 4, 6, 8]) {
-    const r = evaluate(
-      blended(bestLoo, bestCat.beta, betaDomain, bestCat.calibration.lexiconFloor, bestCat.calibration.gated),
-      bestCat.calibration,
-      rows,
-    );
+    const r = evaluate(blended(bestLoo, bestCat.beta, betaDomain), bestCat.calibration, rows);
     if (r.domainAcc > bestCat.domainAcc + 1e-9 || betaDomain === 0) bestCat = { ...bestCat, betaDomain, domainAcc: r.domainAcc };
   }
   balancing = BALANCE.includes("select");
   return bestCat;
 }
 const describeChoice = (c: Choice) =>
-  `L2 ${c.lambda} topic weight ${c.beta} domain weight ${c.betaDomain} ratio ${c.calibration.ratio} short cap ${c.calibration.shortCap} long cap ${c.calibration.longCap ?? 3} needs a word ${c.calibration.needsWord?.join("/") ?? "-"} best below ${c.calibration.bestBelow ?? "-"} lexicon floor ${c.calibration.lexiconFloor ?? 0} gated ${c.calibration.gated?.join("/") ?? "-"}`;
+  `L2 ${c.lambda} topic weight ${c.beta} domain weight ${c.betaDomain} ratio ${c.calibration.ratio} short cap ${c.calibration.shortCap} long cap ${c.calibration.longCap ?? 3} needs a word ${c.calibration.needsWord?.join("/") ?? "-"} best below ${c.calibration.bestBelow ?? "-"}`;
 // The honest figure per group: its rows judged by classifiers fitted without them, and with every setting chosen on the
 // other groups' rows alone.
 const perGroup: Record<string, { f1: number; domainAcc: number }> = {};
 for (const g of GROUPS) {
   const c = choose(judged.filter((i) => groupOf[i] !== g));
-  const r = evaluate(
-    blended(outOfFold(c.lambda), c.beta, c.betaDomain, c.calibration.lexiconFloor, c.calibration.gated),
-    c.calibration,
-    rowsOf(g),
-  );
+  const r = evaluate(blended(outOfFold(c.lambda), c.beta, c.betaDomain), c.calibration, rowsOf(g));
   perGroup[g] = r;
   stamp(`group ${g}`);
   if (process.env.TRAIN_PER_TOPIC) {
     // Per topic on the left-out group, precision / recall (TRAIN_PER_TOPIC=1).
-    const scores = blended(outOfFold(c.lambda), c.beta, c.betaDomain, c.calibration.lexiconFloor, c.calibration.gated);
+    const scores = blended(outOfFold(c.lambda), c.beta, c.betaDomain);
     const per = TOPICS.map((t) => {
       let tp = 0,
         fp = 0,
@@ -496,7 +467,7 @@ for (const g of GROUPS) {
   }
   if (process.env.TRAIN_LEFT_MISSES === g) {
     // Every row of the left-out group not exactly right, judged with the settings chosen on the other groups.
-    const scores = blended(outOfFold(c.lambda), c.beta, c.betaDomain, c.calibration.lexiconFloor, c.calibration.gated);
+    const scores = blended(outOfFold(c.lambda), c.beta, c.betaDomain);
     for (const i of rowsOf(g)) {
       const e = catExamples[i]!;
       const [domain, ...topics] = chooseCategories(scores[i]!, DOMAINS, TOPICS, e.text, c.calibration);
@@ -525,7 +496,7 @@ console.log(`thresholds ${JSON.stringify(bestCat.calibration.thresholds)}`);
 if (process.env.TRAIN_SAMPLE) {
   // Every k-th row of one group (TRAIN_SAMPLE_GROUP, default holdout2) with its left-out answer (the classifier never
   // saw that group), to read by hand.
-  const scores = blended(bestLoo, bestCat.beta, bestCat.betaDomain, bestCat.calibration.lexiconFloor, bestCat.calibration.gated);
+  const scores = blended(bestLoo, bestCat.beta, bestCat.betaDomain);
   const rows = rowsOf(process.env.TRAIN_SAMPLE_GROUP ?? "holdout2");
   const want = Number(process.env.TRAIN_SAMPLE);
   const k = Math.max(1, Math.floor(rows.length / want));
@@ -541,7 +512,7 @@ if (process.env.TRAIN_SAMPLE) {
     });
 }
 if (process.env.TRAIN_MISSES) {
-  const scores = blended(bestLoo, bestCat.beta, bestCat.betaDomain, bestCat.calibration.lexiconFloor, bestCat.calibration.gated);
+  const scores = blended(bestLoo, bestCat.beta, bestCat.betaDomain);
   const only = process.env.TRAIN_MISSES === "1" ? judged : rowsOf(process.env.TRAIN_MISSES);
   only.forEach((i) => {
     const e = catExamples[i]!;

@@ -250,8 +250,6 @@ const DOMAIN_DEFAULT_TOPIC: Record<Domain, Topic> = {
 export interface CategoryScores {
   topics: Map<Topic, number>;
   domains: Map<Domain, number>;
-  /** What each topic's phrases added to the domains' scores (min(score, 4) / 2, times TOPIC_DOMAIN's weights). */
-  leaned?: Map<Topic, number>;
 }
 
 /** Each lexicon expression's global twin, compiled once (a lexicon is scored several times per memory). */
@@ -287,15 +285,13 @@ export function scoreCategories(text: string): CategoryScores {
     for (const t of rule.overrides ?? []) overridden.add(t);
   }
   for (const t of titledTopics(text)) overridden.add(t);
-  const leaned = new Map<Topic, number>();
   for (const [topic, s] of topics) {
     if (s < TOPIC_THRESHOLD || overridden.has(topic)) continue;
-    leaned.set(topic, Math.min(s, 4) / 2);
     for (const [domain, w] of Object.entries(TOPIC_DOMAIN[topic]) as Array<[Domain, number]>) {
       domains.set(domain, (domains.get(domain) ?? 0) + (w * Math.min(s, 4)) / 2);
     }
   }
-  return { topics, domains, leaned };
+  return { topics, domains };
 }
 
 /** Orders by score, then by the taxonomy's order, so ties break the same way every time. */
@@ -321,12 +317,6 @@ export interface TopicCalibration {
    * one (1.11-1.29 per memory at every length over the five labelled groups; 3 topics on 2 rows of 1,104).
    */
   longCap?: number;
-  /** A topic's phrases count only when its classifier gives it at least this (older weight files: always; see addModelScores). */
-  lexiconFloor?: number;
-  /** Below the floor the phrases count this many times as much (0 or unset: not at all). */
-  belowFloor?: number;
-  /** The topics the floor applies to (unset: every topic). */
-  gated?: Topic[];
 }
 export const SHORT_TEXT_WORDS = 10;
 
@@ -593,35 +583,15 @@ function leaningDomain(topic: Topic): Domain {
   return entries.sort((a, b) => b[1] - a[1])[0]?.[0] ?? FALLBACK_CATEGORIES[0];
 }
 
-/**
- * Adds a classifier's per-label scores (negative ones count as zero) to the lexicon's, `topicWeight` and `domainWeight`
- * times. A topic's phrases count only while its classifier gives it at least `lexiconFloor` (a word alone does not decide
- * a topic the sentence model says is absent: "the van hire is sorted" is no hiring); below it they count
- * `belowFloor` times as much (0: not at all), and so does what they lent the domains.
- */
+/** Adds a classifier's per-label scores (negative ones count as zero) to the lexicon's, `topicWeight` and `domainWeight` times. */
 export function addModelScores(
   scores: CategoryScores,
   model: { domains: Map<Domain, number>; topics: Map<Topic, number> },
   topicWeight: number,
   domainWeight = topicWeight,
-  lexiconFloor = 0,
-  belowFloor = 0,
-  gated?: readonly Topic[],
-  domainsToo = true,
 ): CategoryScores {
   const domains = new Map(scores.domains);
   const topics = new Map(scores.topics);
-  if (lexiconFloor > 0 && gated?.length !== 0)
-    for (const [t, s] of scores.topics) {
-      const p = model.topics.get(t) ?? 0;
-      if (p >= lexiconFloor || (gated && !gated.includes(t))) continue;
-      if (belowFloor > 0) topics.set(t, s * belowFloor);
-      else topics.delete(t);
-      const lent = domainsToo ? scores.leaned?.get(t) : undefined;
-      if (lent)
-        for (const [d, w] of Object.entries(TOPIC_DOMAIN[t]) as Array<[Domain, number]>)
-          domains.set(d, (domains.get(d) ?? 0) - w * lent * (1 - belowFloor));
-    }
   for (const [d, v] of model.domains) if (v > 0) domains.set(d, (domains.get(d) ?? 0) + domainWeight * v);
   for (const [t, v] of model.topics) if (v > 0) topics.set(t, (topics.get(t) ?? 0) + topicWeight * v);
   return { domains, topics };

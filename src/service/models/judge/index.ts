@@ -37,16 +37,8 @@ export function judgeText(
   if (sentence && weights.space === CLASSIFIER_SPACE) {
     const model = scoreVector(weights, sentence);
     importance = clampImportance(rules + weights.importance_correction_weight * model.importance);
+    categoryScores = addModelScores(categoryScores, model, weights.category_model_weight, weights.domain_model_weight);
     calibration = weights.topic_calibration ?? RULES_CALIBRATION;
-    categoryScores = addModelScores(
-      categoryScores,
-      model,
-      weights.category_model_weight,
-      weights.domain_model_weight,
-      calibration.lexiconFloor,
-      calibration.belowFloor,
-      calibration.gated,
-    );
   }
   return {
     importance,
