@@ -2,7 +2,7 @@
 // for importance and one-vs-rest logistic regressions for each domain and topic, trained on
 // src/service/models/judge/data/training.json (categories also on data/category-training.json and every labelled group of
 // test/eval/sets: category-labels.json's dev and holdout rows, category-labels-holdout2.json, category-labels-voices.json,
-// category-labels-holdout3.json, category-labels-voices2.json),
+// category-labels-holdout3.json, category-labels-voices2.json, category-labels-holdout4.json),
 // with the topic calibration chosen by leave-one-labeller-out validation. Writes data/classifier-weights.ts.
 // Run: npx esbuild test/judge/train-classifiers.ts --bundle --platform=node --format=esm --packages=external \
 //        --outfile=test/judge/.train.mjs && BRAIN_MODEL_DIR=src/service/models/embed/data/minilm node test/judge/.train.mjs \
