@@ -1,7 +1,7 @@
 // The categories evaluation (issue 30): sets/category-labels.json (603 memories) or another file of the same shape
 // (--set), scored per topic (precision, recall, F1) with the confusions, for this checkout's judge and, with --baseline,
 // another build's judge in the same run. Since the fourth pass every split of category-labels.json, holdout2 and voices
-// (since the fifth, holdout3 and voices2 too)
+// (since the fifth, holdout3 and voices2 too; since the sixth, holdout4)
 // is training data, so their figures here are in-sample: the trainer's leave-one-labeller-out lines are the fair ones.
 // Usage: npm run build && node test/eval/categories.js [--baseline <dist dir of another commit>] [--misses] [--sample N]
 //        [--split dev] (one split only: work on the dev rows without seeing the held-out ones)

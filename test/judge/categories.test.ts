@@ -350,6 +350,7 @@ describe("a labeller left out of training (leave one labeller out, issue 30's fo
     ...set("category-labels-voices.json"),
     ...set("category-labels-holdout3.json"),
     ...set("category-labels-voices2.json"),
+    ...set("category-labels-holdout4.json"),
   ];
 
   it("has at least 300 memories in several groups, with valid labels and no text twice", () => {
@@ -361,6 +362,7 @@ describe("a labeller left out of training (leave one labeller out, issue 30's fo
       ...set("category-labels-voices.json"),
       ...set("category-labels-holdout3.json"),
       ...set("category-labels-voices2.json"),
+      ...set("category-labels-holdout4.json"),
     ];
     expect(new Set(all.map((r) => r.text)).size).toBe(all.length);
     for (const r of all) {
@@ -388,8 +390,9 @@ describe("a labeller left out of training (leave one labeller out, issue 30's fo
     const s = await scoreSet(held, (text, now) => leftOut.judge(text, now, byText.get(text)!), NOW);
     console.log(`left-out labeller (holdout): n=${s.n} domain ${s.domainAccuracy.toFixed(3)} topic micro-F1 ${s.microF1.toFixed(3)}`);
     expect(s.microF1).toBeGreaterThanOrEqual(0.8);
-    // The fit runs the shipped number of steps (1000 since the fifth pass: about a minute of CPU on this machine).
-  }, 300_000);
+    // The fit runs the shipped number of steps (1000 since the fifth pass: about a minute of CPU on this machine, 66 s
+    // with holdout4's rows since the sixth; at `nice -n 19` beside another full suite it took over 300 s of wall).
+  }, 600_000);
 });
 
 describe("the issue's examples through a real serve", () => {
