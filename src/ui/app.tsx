@@ -183,12 +183,14 @@ function Memories({ ws, params }: { ws: string; params: URLSearchParams }) {
   // The results to forget: those scoring FORGET_MIN_SCORE_DEFAULT or more until the person ticks otherwise. The ticks
   // belong to the page they were made on; a new page starts from its defaults in the same render (no frame unticked).
   const [ticked, setTicked] = useState<{ page: MemoryPage | null; ids: Set<number> } | null>(null);
-  const firstTicks = (page: MemoryPage | null) =>
-    new Set((page?.memories ?? []).filter((m) => isHit(m) && m.score >= FORGET_MIN_SCORE_DEFAULT).map((m) => m.id));
-  const chosen = ticked && ticked.page === state.data ? ticked.ids : firstTicks(state.data);
+  const ticksOn = (t: typeof ticked) =>
+    t && t.page === state.data
+      ? t.ids
+      : new Set((state.data?.memories ?? []).filter((m) => isHit(m) && m.score >= FORGET_MIN_SCORE_DEFAULT).map((m) => m.id));
+  const chosen = ticksOn(ticked);
   const toggle = (id: number) =>
     setTicked((was) => {
-      const next = new Set(was && was.page === state.data ? was.ids : firstTicks(state.data));
+      const next = new Set(ticksOn(was));
       if (!next.delete(id)) next.add(id);
       return { page: state.data, ids: next };
     });
