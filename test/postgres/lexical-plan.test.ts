@@ -8,23 +8,9 @@ import { lexicalMatches, lexicalSearchStatement } from "../../src/service/store/
 import { expectSameLexicalMatches } from "../support/lexical.js";
 import { newMemory } from "../support/new-memory.js";
 import { canStartPostgres, startPostgres, type PgCluster } from "../support/pg.js";
+import { planNodes, type PlanNode } from "../support/pg-plan.js";
 
 const MEMORIES = 3_000;
-
-interface PlanNode {
-  "Node Type": string;
-  "Relation Name"?: string;
-  "Actual Loops": number;
-  "Recheck Cond"?: string;
-  "Index Cond"?: string;
-  Filter?: string;
-  Plans?: PlanNode[];
-}
-
-function* nodes(node: PlanNode): Generator<PlanNode> {
-  yield node;
-  for (const child of node.Plans ?? []) yield* nodes(child);
-}
 
 describe.skipIf(!canStartPostgres())("the lexical search's plan on PostgreSQL", () => {
   let cluster: PgCluster;
@@ -70,10 +56,10 @@ describe.skipIf(!canStartPostgres())("the lexical search's plan on PostgreSQL", 
       const { rows } = await client.query(`EXPLAIN (ANALYZE, FORMAT JSON) ${sql}`, params);
       const plan = (rows[0]["QUERY PLAN"] as { Plan: PlanNode }[])[0]!.Plan;
       // Each word's lookup runs once per word; everything else once. "harbour" alone matches 1,000 memories.
-      const loops = [...nodes(plan)].map((n) => n["Actual Loops"]);
+      const loops = [...planNodes(plan)].map((n) => n["Actual Loops"]);
       expect(Math.max(...loops)).toBeLessThanOrEqual(terms.length);
       // The workspace's size is one row of the kept counts: memories are read only by the word lookups (`@@`).
-      const scans = [...nodes(plan)].filter((n) => n["Relation Name"]);
+      const scans = [...planNodes(plan)].filter((n) => n["Relation Name"]);
       const counted = scans.filter((n) => n["Relation Name"] === "workspace_memory_counts");
       expect(counted.map((n) => n["Actual Loops"])).toEqual([1]);
       for (const n of scans.filter((s) => s["Relation Name"] === "memories")) {

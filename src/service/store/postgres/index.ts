@@ -62,6 +62,7 @@ import {
 } from "../shared-sql.js";
 import { createWebhookStore } from "../../webhooks/store.js";
 import { vectorCodes } from "../../retrieval/int8-kernel.js";
+import { plannerStatistics, type PlannerStatistics } from "./planner-statistics.js";
 
 export interface PostgresStoreOptions {
   /** Connections per process (default 10, or `?pool_max=N` in the URL). */
@@ -618,11 +619,16 @@ export class PostgresStore implements MemoryStore {
   /** Set by the first failed statement of an outage, so the outage is logged once, and its end once. */
   private unavailable = false;
 
+  /** Keeps the planner's estimate of each workspace near its size (./planner-statistics.ts). */
+  private readonly statistics: PlannerStatistics;
+
   constructor(
     private readonly pool: Pool,
     private readonly log?: ServiceLog,
   ) {
     this.webhooks = createWebhookStore(postgresRunner(pool));
+    // On the pool itself, not through q(): background work, whose failures are its own (an outage is the requests' to log).
+    this.statistics = plannerStatistics((sql) => pool.query(sql), log);
   }
 
   /** Applies pending migrations on a dedicated connection (several processes may start at once). */
@@ -895,6 +901,7 @@ export class PostgresStore implements MemoryStore {
     // Each word's ids as one comma-separated string: pg's array parser read up to 1,000 ids per word a character at a
     // time (~0.3 ms of a retrieve's CPU in a profile); a split is a fraction of that.
     const { rows } = await this.q<PostingsRow>(SEARCH_TEXT_SQL, [[...terms], workspaceId]);
+    this.sized(workspaceId, rows);
     return rankedPostings(rows, limit);
   }
 
@@ -917,7 +924,13 @@ export class PostgresStore implements MemoryStore {
     ]);
     const split = rows.findIndex((r) => r.part === 1);
     const postings = split === -1 ? rows : rows.slice(0, split);
+    this.sized(workspaceId, postings);
     return { matches: rankedPostings(postings, limit), vectors: toVectorRecords(split === -1 ? [] : rows.slice(split)) };
+  }
+
+  /** The workspace's size, which every row of a lexical statement carries, told to the planner's statistics. */
+  private sized(workspaceId: number, rows: readonly PostingsRow[]): void {
+    if (!this.closed && rows.length > 0) this.statistics.sized(workspaceId, Number(rows[0]!.total));
   }
 
   async recentWorkspaces(limit: number): Promise<number[]> {
@@ -1244,6 +1257,7 @@ export class PostgresStore implements MemoryStore {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    await this.statistics.settled();
     await this.pool.end();
   }
 }
