@@ -8,12 +8,19 @@
 // Usage: npm run build && node test/bench/fleet.js [--agents 50] [--seconds 30] [--offered 1] (share of the rate limit) [--processes 1]
 //          [--postgres] (a throwaway cluster; or --database-url URL) [--model-seconds 6]
 //          [--profile DIR] (V8 CPU profiles of every serve process and its workers; test/bench/profile-summary.js)
+//          [--project DIR] (the packages as a user installs them: DIR's node_modules/brain-mcp-service serves and its
+//          node_modules/brain-mcp is the agents' client, not this checkout's build; see installed.js for making DIR)
+// The rate: requests completed inside the window, per second of it. Each agent keeps sending until the deadline, so
+// the requests in flight then finish after it; counted over the window and the drain (the figure printed before
+// 2026-11-28's fourth session, still printed beside it), a fleet offered exactly the rate limit could never reach it.
+// To see what the service could serve beyond the default limit, raise it for both sides: BRAIN_RATE_LIMIT_RPS=300
+// (and --offered 1 offers all of it).
 import { readdirSync, readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { createRequire } from "node:module";
 import { loadavg } from "node:os";
 import { join } from "node:path";
-import { Brain } from "../../dist/index.js";
+import { pathToFileURL } from "node:url";
 import { RATE_LIMIT_BURST_DEFAULT, RATE_LIMIT_RPS_DEFAULT } from "../../dist/contract/limits.js";
 import { corpus, shuffled } from "./corpus.js";
 import { machine, percentile, ms, root } from "./lib.js";
@@ -32,8 +39,12 @@ const { values } = parseArgs({
     "database-url": { type: "string" },
     "model-seconds": { type: "string", default: "6" },
     profile: { type: "string" },
+    project: { type: "string" },
   },
 });
+const installed = values.project ? join(values.project, "node_modules") : null;
+const { Brain } = await import(installed ? pathToFileURL(join(installed, "brain-mcp", "dist", "index.js")).href : "../../dist/index.js");
+const binPath = installed ? join(installed, "brain-mcp-service", "bin", "brain-mcp-service.js") : undefined;
 const agents = Number(values.agents);
 const seconds = Number(values.seconds);
 const processes = Number(values.processes);
@@ -54,7 +65,7 @@ if (values.postgres && !databaseUrl) databaseUrl = (pg = await startPostgres()).
 const usePostgres = Boolean(databaseUrl);
 if (processes > 1 && !usePostgres) console.log("note: several processes over one SQLite file (serialized by SQLite's write lock)");
 
-const first = await startService({ databaseUrl, nodeArgs });
+const first = await startService({ databaseUrl, nodeArgs, binPath });
 const services = [first];
 for (let i = 1; i < processes; i++) {
   // Further processes over the same store: the key made by the first one works on all.
@@ -62,6 +73,7 @@ for (let i = 1; i < processes; i++) {
     await startService({
       databaseUrl,
       nodeArgs,
+      binPath,
       dbPath: usePostgres ? undefined : first.dbPath,
       credentials: { apiKey: first.apiKey, workspaceId: first.workspaceId },
     }),
@@ -114,6 +126,8 @@ const errors = new Map();
 let merged = 0;
 let stored = 0;
 let started = 0;
+/** Requests answered (not errors) before the deadline: the rate inside the window. */
+let doneInWindow = 0;
 const loadBefore = loadavg()[0];
 const deadline = Date.now() + seconds * 1000;
 
@@ -141,6 +155,7 @@ async function agent(index) {
         await brain.memory.retrieve(words.slice(0, 4 + (n % 7)).join(" "), { topK: 5 });
       }
       latencies[isStore ? "store" : "recall"].push(Number(process.hrtime.bigint() - t0) / 1e6);
+      if (Date.now() <= deadline) doneInWindow++;
     } catch (err) {
       const kind = `${err.name}${err.statusCode ? ` ${err.statusCode}` : ""}${err.code ? ` ${err.code}` : ""}`;
       errors.set(kind, (errors.get(kind) ?? 0) + 1);
@@ -159,6 +174,7 @@ const cpuBefore = {
 const t0 = Date.now();
 await Promise.all(Array.from({ length: agents }, (_, i) => agent(i)));
 const elapsed = (Date.now() - t0) / 1000;
+const windowSeconds = (deadline - t0) / 1000;
 const serviceCpuMs = services.reduce((sum, s, i) => sum + cpuMsOf(s.pid) - cpuBefore.services[i], 0);
 const agentsCpu = process.cpuUsage(cpuBefore.agents);
 const databaseCpuMs = pg ? cpuMsOf(pg.pid, { children: true }) - cpuBefore.database : 0;
@@ -198,7 +214,9 @@ console.log(`fleet: ${agents} agents, ${seconds} s, ${processes} service process
 console.log(`machine: ${machine()}; load average ${loadBefore.toFixed(1)} before, ${loadAfter.toFixed(1)} after`);
 console.log(
   `rate limit ${limitRps} req/s (burst ${burst}); offered ${offeredRps.toFixed(0)} req/s (${((100 * offeredRps) / limitRps).toFixed(0)}% of it); ` +
-    `sent ${(started / elapsed).toFixed(1)} req/s (${((100 * started) / elapsed / limitRps).toFixed(0)}% of the limit), completed ${(done / elapsed).toFixed(1)} req/s`,
+    `sent ${(started / windowSeconds).toFixed(1)} req/s in the window (${((100 * started) / windowSeconds / limitRps).toFixed(0)}% of the limit), ` +
+    `completed in it ${(doneInWindow / windowSeconds).toFixed(1)} req/s (${doneInWindow} of ${started} sent, ${windowSeconds.toFixed(2)} s); counting the drain (${(elapsed - windowSeconds).toFixed(2)} s after the window) ` +
+    `completed ${(done / elapsed).toFixed(1)} req/s`,
 );
 const twoCores = 2 * model.textsPerSecond;
 // The service's processes and the database they use share the machine's cores; the agents would be elsewhere.

@@ -2,7 +2,8 @@
 // client p50 and CPU per recall of serve's main thread and busiest other thread (/proc). HOOK=1 also loads
 // recall-serve-hook.js into serve: each retrieve's in-server wall time and main-thread CPU (/proc/thread-self/schedstat)
 // from the request to res.end, printed with ERR=1. LOG sets BRAIN_LOG (default info, as installed.js).
-// STRACE=FILE counts the timed recalls' system calls (strace -f -c) into FILE; KEEP=1 keeps the store's home folder.
+// HOOKFILE=FILE loads another hook instead (phase-hook.js: before the model, its round trip, after it; HOOKPATH=store
+// for the stores). STRACE=FILE counts the timed recalls' system calls (strace -f -c) into FILE; KEEP=1 keeps the store's home folder.
 // Usage: [N=300] [HOOK=1 ERR=1] [STRACE=FILE] [KEEP=1] node test/bench/recall-serve.js CHECKOUT [CPU_PROFILE_DIR]
 import { spawn } from "node:child_process";
 import { threadCpu, workloadFact as fact, workloadQuery as query } from "./lib.js";
@@ -21,7 +22,10 @@ const env = {
   XDG_DATA_HOME: join(home, ".local", "share"),
   BRAIN_MODEL_RUNTIME: "native",
   BRAIN_LOG: process.env.LOG ?? "info",
-  ...(process.env.HOOK ? { NODE_OPTIONS: `--import ${new URL("./recall-serve-hook.js", import.meta.url).pathname}` } : {}),
+  ...(process.env.HOOKPATH ? { HOOKPATH: process.env.HOOKPATH } : {}),
+  ...(process.env.HOOK
+    ? { NODE_OPTIONS: `--import ${process.env.HOOKFILE ?? new URL("./recall-serve-hook.js", import.meta.url).pathname}` }
+    : {}),
 };
 const args = [...(prof ? ["--cpu-prof", "--cpu-prof-dir", prof] : []), join(dir, "bin/brain-mcp.js"), "serve", "--port", "0"];
 const child = spawn(process.execPath, args, { env, stdio: ["ignore", "pipe", "pipe"] });

@@ -10,10 +10,13 @@
 // Texts are Debian's fortunes, their sentences, lines and clauses (./corpus.js): real, varied and distinct.
 //
 // Usage: npm run build && node test/bench/service.js [--store sqlite|postgres] [--sizes 1000,10000,100000]
-//          [--retrieves 300] [--stores 200] [--database-url URL] [--health-only [--healths 10]]
+//          [--retrieves 300] [--stores 200] [--database-url URL] [--health-only [--healths 10]] [--analyze]
+// --analyze (PostgreSQL): ANALYZE after seeding each size, as autovacuum does in a deployment within a minute or so
+// of the rows arriving; without it, the planner meets the new workspace with the statistics of before it was filled.
 // --health-only: seed each size, then time only health through HTTP (the first call, which also builds the vector
 // index for the duplicate scan, then --healths more); no breakdown, retrieves or stores.
 import { parseArgs } from "node:util";
+import { createRequire } from "node:module";
 import { loadavg } from "node:os";
 import { join } from "node:path";
 import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync } from "node:fs";
@@ -42,6 +45,7 @@ const { values } = parseArgs({
     "database-url": { type: "string" },
     "health-only": { type: "boolean", default: false },
     healths: { type: "string", default: "10" },
+    analyze: { type: "boolean", default: false },
   },
 });
 const healthOnly = values["health-only"];
@@ -350,7 +354,16 @@ async function healthOverHttp() {
 const results = [];
 for (const size of sizes) {
   const seeded = await seedTo(size);
-  console.log(`\n== ${size.toLocaleString("en-US")} memories (seeded ${seeded.seeded} in ${f1(seeded.seconds)} s) ==`);
+  if (values.analyze && usePostgres) {
+    const pgDriver = createRequire(import.meta.url)("pg");
+    const client = new pgDriver.Client({ connectionString: location.databaseUrl });
+    await client.connect();
+    await client.query("ANALYZE");
+    await client.end();
+  }
+  console.log(
+    `\n== ${size.toLocaleString("en-US")} memories (seeded ${seeded.seeded} in ${f1(seeded.seconds)} s${values.analyze && usePostgres ? "; then ANALYZE" : ""}) ==`,
+  );
   if (healthOnly) {
     // In process, the service stopped: what health read from the store before (every record) and now (SQL counts).
     const listAll = [];
