@@ -3,6 +3,7 @@
 import { createServer } from "node:net";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { connectAdapter, errorBody, fixtures, isolatedEnv, KEY, REQUEST_ID, ScriptedService, textOf, type Adapter } from "./harness.js";
+import { expectNoCardNumber } from "../support/card.js";
 
 let service: ScriptedService;
 let adapter: Adapter;
@@ -86,7 +87,7 @@ describe("service failures", () => {
     const secretText = "My card is 4111 1111 1111 1111 and mail bob@example.com";
     const text = textOf(await call(adapter, "brain.remember", { text: secretText }));
     expect(text).toMatch(/not stored: it contains personal or secret data \(credit_card, email\)/);
-    expect(text).not.toContain("4111");
+    expectNoCardNumber(text);
     expect(text).not.toContain("bob@example.com");
   });
 
