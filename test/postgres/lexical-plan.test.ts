@@ -2,13 +2,13 @@
 // the planner knows. Before the table had statistics (a fresh table, or one just filled), the count was inlined into a
 // nested loop and run once per matching memory: 1 s for a common word at 10,000 memories (docs/decisions.md, pgtail).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import pg from "pg";
-import { openPostgresStore, type PostgresStore } from "../../src/service/store/postgres/index.js";
+import type pg from "pg";
+import type { PostgresStore } from "../../src/service/store/postgres/index.js";
 import { lexicalMatches, lexicalSearchStatement } from "../../src/service/store/shared-sql.js";
 import { expectSameLexicalMatches } from "../support/lexical.js";
 import { newMemory } from "../support/new-memory.js";
 import { canStartPostgres, startPostgres, type PgCluster } from "../support/pg.js";
-import { planNodes, type PlanNode } from "../support/pg-plan.js";
+import { planNodes, storeWithoutAutovacuum, type PlanNode } from "../support/pg-plan.js";
 
 const MEMORIES = 3_000;
 
@@ -20,12 +20,8 @@ describe.skipIf(!canStartPostgres())("the lexical search's plan on PostgreSQL", 
 
   beforeAll(async () => {
     cluster = await startPostgres();
-    const url = await cluster.createDatabase();
-    store = await openPostgresStore(url);
-    client = new pg.Client({ connectionString: url });
-    await client.connect();
     // No statistics for the whole test: what a table looks like between a bulk load and autovacuum's first analyze.
-    await client.query("ALTER TABLE memories SET (autovacuum_enabled = false)");
+    ({ store, client } = await storeWithoutAutovacuum(cluster));
     const created = Date.UTC(2025, 0, 1);
     workspaceId = (
       await store.insertWorkspace({ name: "plan", plan: "free", billing_cycle: "monthly", status: "active", created_at: created })

@@ -3,13 +3,13 @@
 // btree and tested each against the word (60-68 ms a retrieve at 10,000 memories, against 15); the store now notices,
 // from the workspace size every lexical search reads, that the planner's estimate is under half of it, and analyzes.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import pg from "pg";
-import { openPostgresStore, type PostgresStore } from "../../src/service/store/postgres/index.js";
+import type pg from "pg";
+import type { PostgresStore } from "../../src/service/store/postgres/index.js";
 import { MIN_MEMORIES } from "../../src/service/store/postgres/planner-statistics.js";
 import { lexicalSearchStatement } from "../../src/service/store/shared-sql.js";
 import { newMemory } from "../support/new-memory.js";
 import { canStartPostgres, startPostgres, type PgCluster } from "../support/pg.js";
-import { planNodes, type PlanNode } from "../support/pg-plan.js";
+import { planNodes, storeWithoutAutovacuum, type PlanNode } from "../support/pg-plan.js";
 
 describe.skipIf(!canStartPostgres())("the planner's statistics of a workspace filled after the last ANALYZE", () => {
   let cluster: PgCluster;
@@ -52,12 +52,8 @@ describe.skipIf(!canStartPostgres())("the planner's statistics of a workspace fi
 
   beforeAll(async () => {
     cluster = await startPostgres();
-    const url = await cluster.createDatabase();
-    store = await openPostgresStore(url);
-    client = new pg.Client({ connectionString: url });
-    await client.connect();
     // Only ANALYZEs the test or the store run: autovacuum would otherwise come at a moment of its own choosing.
-    await client.query("ALTER TABLE memories SET (autovacuum_enabled = false)");
+    ({ store, client } = await storeWithoutAutovacuum(cluster));
     small = await workspace("small");
     await fill(small, 300);
     await client.query("ANALYZE memories");
