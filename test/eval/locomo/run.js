@@ -6,7 +6,7 @@
 // hit at k when the memory id `store` answered for any evidence turn is among the first k (a merged turn counts
 // through the memory it merged into). Merged texts are read back from the SQLite file.
 //
-//   node test/eval/locomo/run.js [--repo PATH] [--conversations 26,30] [--json FILE]
+//   node test/eval/locomo/run.js [--repo PATH] [--conversations 26,30] [--json FILE] [--rows FILE]
 // --repo measures another checkout's build (its bin/brain-mcp.js and dist/); the baselines always use this
 // checkout's embedder, so their figures stay put while the service changes. BRAIN_EMBEDDER passes to the service;
 // BRAIN_DATABASE_URL runs it over PostgreSQL (an empty database: scripts/throwaway-postgres.js starts a cluster).
@@ -31,7 +31,12 @@ const RRF = { k: 60, depth: 50 };
 const STORE_TIMEOUT_MS = 60_000;
 
 const { values: args } = parseArgs({
-  options: { repo: { type: "string", default: HERE }, conversations: { type: "string" }, json: { type: "string" } },
+  options: {
+    repo: { type: "string", default: HERE },
+    conversations: { type: "string" },
+    json: { type: "string" },
+    rows: { type: "string" },
+  },
 });
 const repo = path.resolve(args.repo);
 const missing = dataMissing();
@@ -179,6 +184,8 @@ async function main() {
         const lexical = rankByScore(bm25.scores(q.question), RRF.depth, true);
         const semantic = rankByScore(cosines(dense[ci].questions[qi], dense[ci].turns), RRF.depth);
         rows.push({
+          conversation: conversation.id,
+          question: qi,
           category: q.category,
           service: firstHit(
             res.body.memories.map((m) => m.id),
@@ -246,6 +253,9 @@ async function main() {
         .map((x) => x.toFixed(2))
         .join(" ")}`,
   );
+  // One line per question (its conversation, index, category and the rank of the first evidence memory, or null):
+  // two runs compared question by question, for example the same build over SQLite and over PostgreSQL.
+  if (args.rows) writeFileSync(args.rows, rows.map((r) => JSON.stringify(r)).join("\n") + "\n");
   if (args.json) writeFileSync(args.json, JSON.stringify({ conversations: ids, overall, perCategory, merges, repo }, null, 2));
 }
 
