@@ -75,10 +75,12 @@ export async function rankCandidates(
   // queued before the lexical search's. SQLite's lexical statement runs synchronously on this thread, so it then runs
   // beside the model, not before it (asked the other way round, a retrieve's p50 grew by its 3-4 ms at 10,000).
   const embedded = embedder.embed([queryText], "query");
+  // Memories holding the same query words tie; where the lexical depth cuts through them, the newest are kept.
+  const revOf = indexes.revsOf(workspaceId);
   const searched = new Promise<void>((resolve) => setImmediate(resolve)).then(() =>
     ahead
-      ? store.searchTextWithVectorsSince!(workspaceId, terms, FUSION.lexicalDepth, ahead)
-      : store.searchText(workspaceId, terms, FUSION.lexicalDepth).then((matches) => ({ matches, vectors: [] })),
+      ? store.searchTextWithVectorsSince!(workspaceId, terms, FUSION.lexicalDepth, ahead, revOf)
+      : store.searchText(workspaceId, terms, FUSION.lexicalDepth, revOf).then((matches) => ({ matches, vectors: [] })),
   );
   const [[query], index, { lexical, lexicalRead }] = await Promise.all([
     embedded,

@@ -5,7 +5,7 @@
 // dot product is the cosine. Kept current incrementally from the store by `rev` (writes and deletions made through
 // other processes are seen on the next refresh); the indexes of a process share one memory budget, least recently
 // used workspace out first.
-import type { StoredVectorSnapshot, VectorRecord, VectorSnapshotHeader } from "../store/types.js";
+import type { RevOf, StoredVectorSnapshot, VectorRecord, VectorSnapshotHeader } from "../store/types.js";
 import { comparableVector } from "./derived-vectors.js";
 import { IdSlots } from "./id-slots.js";
 import { CODES_HEADER_BYTES, Int8Kernel, codeStrideFor, quantize } from "./int8-kernel.js";
@@ -117,6 +117,12 @@ export class WorkspaceIndex {
   /** Live memories in the index. */
   get size(): number {
     return this.slots.size;
+  }
+
+  /** The rev that wrote this memory's row, or undefined when the index does not hold it. */
+  revOf(id: number): number | undefined {
+    const slot = this.slots.get(id);
+    return slot === undefined ? undefined : this.revs[slot];
   }
 
   /** What the index holds in memory: int8 rows with their scan scratch, and per-slot numbers (about 40 bytes). */
@@ -573,6 +579,15 @@ export class VectorIndexes {
       )
       .finally(() => this.storing.delete(workspaceId));
     this.storing.set(workspaceId, run);
+  }
+
+  /**
+   * The revs the workspace's cached index holds (undefined for a memory it does not hold, or for every memory when no
+   * index is cached), read when called: a lexical search orders its ties by them (../store/shared-sql.ts rankPostings).
+   */
+  revsOf(workspaceId: number): RevOf {
+    let index: WorkspaceIndex | undefined;
+    return (id) => (index ??= this.byWorkspace.get(workspaceId))?.revOf(id);
   }
 
   /** Forgets a workspace's index (after a re-embed the whole workspace changes). */

@@ -1,7 +1,7 @@
 // The SQL both stores run, written once: statements differ only in placeholders (`?` or `$n`), in how an id list
 // travels (a JSON array on SQLite, a bigint[] on PostgreSQL) and in a few function names. Each store runs the
 // statement its own way; the dashboard's queries live beside these in ./dashboard-sql.ts.
-import type { HealthCountsQuery, LexicalMatch } from "./types.js";
+import type { HealthCountsQuery, LexicalMatch, RevOf } from "./types.js";
 
 export type Dialect = "sqlite" | "postgres";
 
@@ -155,6 +155,28 @@ export function lexicalSearchStatement(dialect: Dialect, workspaceId: number, te
   );
 }
 
+/** The rev rankPostings gives a memory `revOf` does not know: newer than any it knows. */
+const UNKNOWN_REV = Number.MAX_SAFE_INTEGER;
+
+/**
+ * Reorders each run of equal scores that starts among the first `limit` of `ranked` (by score, then id) newest first
+ * by `revOf`, then by id: only those runs decide what a search returns, so `revOf` is asked about at most `limit`
+ * memories and the run the cut falls in (a common word's, up to POSTINGS_PER_TERM), not about every posting.
+ */
+function newestFirstInTies(ranked: Array<[number, { score: number }]>, limit: number, revOf: RevOf): void {
+  for (let start = 0; start < Math.min(limit, ranked.length); ) {
+    const score = ranked[start]![1].score;
+    let end = start + 1;
+    while (end < ranked.length && ranked[end]![1].score === score) end++;
+    if (end - start > 1) {
+      const run = ranked.slice(start, end).map((entry) => ({ entry, rev: revOf(entry[0]) ?? UNKNOWN_REV }));
+      run.sort((a, b) => b.rev - a.rev || a.entry[0] - b.entry[0]);
+      run.forEach(({ entry }, i) => (ranked[start + i] = entry));
+    }
+    start = end;
+  }
+}
+
 /** BM25's inverse document frequency of a word `n` of `total` memories hold: the formula of lexicalSearchStatement. */
 const bm25Idf = (total: number, n: number) => Math.log(1 + (total - n + 0.5) / (n + 0.5));
 
@@ -164,11 +186,20 @@ const bm25Idf = (total: number, n: number) => Math.log(1 + (total - n + 0.5) / (
  * Both stores use it: on SQLite the statement's window, grouping and JSON over the postings cost 3-4x the postings' own
  * reads (test/bench/README.md, "--embedded and recall as installed, second pass"); on PostgreSQL the postings in one
  * statement take about half the statement's time ("PostgreSQL retrieve at 10,000, third pass").
+ *
+ * Memories with equal scores hold the same query words, and many do for a common word (a speaker's name in every turn
+ * of a chat): where `limit` cuts through them, the statement keeps the smallest ids. Memory ids are random
+ * (./memory-ids.ts), so that kept an arbitrary subset, a different one for the same memories written again, and
+ * LoCoMo's answers moved from run to run (test/eval/README.md, "Ties at the lexical cut"). With `revOf` (retrieval
+ * passes the revs its vector index holds) equal scores go newest first: the latest writes, as recency favours them in
+ * the score, and the same subset whenever the memories were written in the same order. A memory `revOf` does not know
+ * yet was written after the index's last refresh: it counts as the newest.
  */
 export function rankPostings(
   postings: ReadonlyArray<{ term: string; ids: readonly number[] }>,
   total: number,
   limit: number,
+  revOf?: RevOf,
 ): LexicalMatch[] {
   let queryWeight = 0;
   const found = new Map<number, { score: number; terms: Record<string, number> }>();
@@ -182,10 +213,9 @@ export function rankPostings(
       found.set(id, match);
     }
   }
-  return [...found]
-    .sort(([a, x], [b, y]) => y.score - x.score || a - b)
-    .slice(0, Math.max(0, limit))
-    .map(([id, { score, terms }]) => ({ id, score, queryWeight, total, terms }));
+  const ranked = [...found].sort(([a, x], [b, y]) => y.score - x.score || a - b);
+  if (revOf) newestFirstInTies(ranked, limit, revOf);
+  return ranked.slice(0, Math.max(0, limit)).map(([id, { score, terms }]) => ({ id, score, queryWeight, total, terms }));
 }
 
 /** A lexical search's rows as LexicalMatch: `terms` arrives as JSON text from SQLite and parsed from PostgreSQL. */

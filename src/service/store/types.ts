@@ -105,6 +105,9 @@ export interface LexicalMatch {
   terms: Record<string, number>;
 }
 
+/** A memory's rev as the caller knows it (retrieval: its vector index), or undefined when it does not. */
+export type RevOf = (id: number) => number | undefined;
+
 /** A memory to insert; the store assigns `id`, `rev`, `updated_at = created_at`, `access_count = 0`. */
 export type NewMemory = Omit<MemoryRecord, "id" | "rev" | "updated_at" | "last_accessed_at" | "access_count"> & { vector: Float32Array };
 
@@ -343,8 +346,9 @@ export interface MemoryStore {
   /**
    * The workspace's memories holding any of `terms` (lower-case words of letters and digits), best first by the
    * store's lexical index (SQLite FTS5, PostgreSQL full text over a tsvector with a GIN index), at most `limit`.
+   * Equal scores go newest first by `revOf` when given, else by id (./shared-sql.ts rankPostings).
    */
-  searchText(workspaceId: number, terms: readonly string[], limit: number): Promise<LexicalMatch[]>;
+  searchText(workspaceId: number, terms: readonly string[], limit: number, revOf?: RevOf): Promise<LexicalMatch[]>;
   /**
    * searchText and vectorsSince(workspaceId, since.sinceRev, since.limit, since.codesFor) in one read: a retrieve's
    * lexical search and its index refresh in one round trip (PostgreSQL; a store without it does the two reads).
@@ -354,6 +358,7 @@ export interface MemoryStore {
     terms: readonly string[],
     limit: number,
     since: { sinceRev: number; codesFor: string; limit: number },
+    revOf?: RevOf,
   ): Promise<{ matches: LexicalMatch[]; vectors: VectorRecord[] }>;
   /** Ids of the workspaces holding memories, the most recently written first, at most `limit`. */
   recentWorkspaces(limit: number): Promise<number[]>;

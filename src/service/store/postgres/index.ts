@@ -21,6 +21,7 @@ import {
   type ReadsBatch,
   type UsageKind,
   type LexicalMatch,
+  type RevOf,
   type StoredVectorSnapshot,
   type VectorRecord,
   type VectorSnapshotHeader,
@@ -426,11 +427,12 @@ const SEARCH_TEXT_WITH_VECTORS_SQL = `SELECT 0 AS part, l.*, NULL::bigint AS id,
 type PostingsRow = { term: string; ids: string; total: number };
 
 /** A lexical statement's rows ranked as SQLite's are (rankPostings). */
-function rankedPostings(rows: readonly PostingsRow[], limit: number): LexicalMatch[] {
+function rankedPostings(rows: readonly PostingsRow[], limit: number, revOf?: RevOf): LexicalMatch[] {
   return rankPostings(
     rows.map((r) => ({ term: r.term, ids: r.ids === "" ? [] : r.ids.split(",").map(Number) })),
     Number(rows[0]?.total ?? 0),
     limit,
+    revOf,
   );
 }
 
@@ -893,7 +895,7 @@ export class PostgresStore implements MemoryStore {
     }, beginLocked(workspaceId));
   }
 
-  async searchText(workspaceId: number, terms: readonly string[], limit: number): Promise<LexicalMatch[]> {
+  async searchText(workspaceId: number, terms: readonly string[], limit: number, revOf?: RevOf): Promise<LexicalMatch[]> {
     if (terms.length === 0 || limit <= 0) return [];
     // Each word's postings (the same index reads, capped alike) and the workspace's size in one statement, ranked by
     // rankPostings as SQLite's are: lexicalSearchStatement's window, grouping and JSON cost more than the reads
@@ -902,7 +904,7 @@ export class PostgresStore implements MemoryStore {
     // time (~0.3 ms of a retrieve's CPU in a profile); a split is a fraction of that.
     const { rows } = await this.q<PostingsRow>(SEARCH_TEXT_SQL, [[...terms], workspaceId]);
     this.sized(workspaceId, rows);
-    return rankedPostings(rows, limit);
+    return rankedPostings(rows, limit, revOf);
   }
 
   async searchTextWithVectorsSince(
@@ -910,6 +912,7 @@ export class PostgresStore implements MemoryStore {
     terms: readonly string[],
     limit: number,
     since: { sinceRev: number; codesFor: string; limit: number },
+    revOf?: RevOf,
   ): Promise<{ matches: LexicalMatch[]; vectors: VectorRecord[] }> {
     if (terms.length === 0 || limit <= 0) {
       return { matches: [], vectors: await this.vectorsSince(workspaceId, since.sinceRev, since.limit, since.codesFor) };
@@ -925,7 +928,11 @@ export class PostgresStore implements MemoryStore {
     const split = rows.findIndex((r) => r.part === 1);
     const postings = split === -1 ? rows : rows.slice(0, split);
     this.sized(workspaceId, postings);
-    return { matches: rankedPostings(postings, limit), vectors: toVectorRecords(split === -1 ? [] : rows.slice(split)) };
+    const vectors = toVectorRecords(split === -1 ? [] : rows.slice(split));
+    // The rows read with the words are newer than the caller's index: their revs order ties as the index soon will.
+    const fresh = new Map(vectors.map((v) => [v.id, v.rev]));
+    const revOfAll = revOf && ((id: number) => fresh.get(id) ?? revOf(id));
+    return { matches: rankedPostings(postings, limit, revOfAll), vectors };
   }
 
   /** The workspace's size, which every row of a lexical statement carries, told to the planner's statistics. */

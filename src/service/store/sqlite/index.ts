@@ -1128,11 +1128,11 @@ export function openSqliteStore(path: string): MemoryStore {
       }
       return published;
     },
-    async searchText(workspaceId, terms, limit) {
+    async searchText(workspaceId, terms, limit, revOf) {
       const matchable = sqliteMatchableTerms(terms);
       if (matchable.length === 0 || limit <= 0) return [];
       const { postings, total } = readPostings(workspaceId, matchable);
-      return rankPostings(postings, total, limit);
+      return rankPostings(postings, total, limit, revOf);
     },
     recentWorkspaces: async (limit) => q.recentWorkspaces.all(limit) as number[],
     async getMemories(workspaceId, ids) {
