@@ -6,7 +6,7 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { searchTerms } from "../../src/service/retrieval/search-terms.js";
-import { lexicalMatches, lexicalSearchStatement, sqliteMatchableTerms } from "../../src/service/store/shared-sql.js";
+import { lexicalMatches, lexicalSearchStatement, matchableTerms } from "../../src/service/store/shared-sql.js";
 import { openSqliteStore } from "../../src/service/store/sqlite/index.js";
 import type { MemoryStore } from "../../src/service/store/types.js";
 import { expectSameLexicalMatches } from "../support/lexical.js";
@@ -54,7 +54,7 @@ describe("SQLite's lexical ranking", () => {
     try {
       for (const query of QUERIES) {
         for (const limit of [3, 200]) {
-          const terms = sqliteMatchableTerms(searchTerms(query));
+          const terms = matchableTerms(searchTerms(query));
           const { sql, params } = lexicalSearchStatement("sqlite", ws, terms, limit);
           const expected = lexicalMatches(reference.prepare(sql).all(...params) as Parameters<typeof lexicalMatches>[0]);
           const got = await store.searchText(ws, searchTerms(query), limit);
@@ -81,7 +81,7 @@ describe("SQLite's lexical ranking", () => {
       });
       const reference = new Database(alonePath, { readonly: true });
       const expected = (query: string, limit: number) => {
-        const { sql, params } = lexicalSearchStatement("sqlite", first, sqliteMatchableTerms(searchTerms(query)), limit);
+        const { sql, params } = lexicalSearchStatement("sqlite", first, matchableTerms(searchTerms(query)), limit);
         return lexicalMatches(reference.prepare(sql).all(...params) as Parameters<typeof lexicalMatches>[0]);
       };
       try {

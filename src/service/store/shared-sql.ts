@@ -101,11 +101,15 @@ export const POSTINGS_PER_TERM = 1_000;
  */
 export const workspaceToken = (workspaceId: number) => `w${workspaceId}w`;
 
-/** SQLite's trigram index matches only strings of at least three characters; shorter query words are left out. */
-export const SQLITE_MIN_TERM_CHARS = 3;
+/**
+ * SQLite's trigram index matches only strings of at least three characters, so shorter query words ("7", "ai") are
+ * left out, on PostgreSQL too: both stores rank a query alike (a word SQLite cannot look up must not give lexical
+ * credit, or dilute the query's weight, on PostgreSQL alone).
+ */
+export const MIN_TERM_CHARS = 3;
 
-/** The query words SQLite's trigram index can match. */
-export const sqliteMatchableTerms = (terms: readonly string[]) => terms.filter((t) => [...t].length >= SQLITE_MIN_TERM_CHARS);
+/** The query words both stores' lexical indexes look up: those SQLite's trigram index can match. */
+export const matchableTerms = (terms: readonly string[]) => terms.filter((t) => [...t].length >= MIN_TERM_CHARS);
 
 /**
  * The workspace's memories that contain any of `terms` (words of letters and digits, lower case), best first, at
@@ -113,10 +117,10 @@ export const sqliteMatchableTerms = (terms: readonly string[]) => terms.filter((
  * query words it holds (N the workspace's memories, n those holding the word). The index finds each word's memories,
  * at most POSTINGS_PER_TERM of them, so a common word costs no more than that (and its weight is small either way):
  * SQLite's FTS5 table (trigram, diacritics folded: a word matches wherever its letters appear, so "painting" finds
- * "paintings"; words of three characters or more) or PostgreSQL's GIN index over a `simple` tsvector (whole words, no
- * stemming: names stay names). The same formula on both stores; measured in docs/decisions.md (issue 18). Each match
- * also carries the query's whole weight (LexicalMatch.queryWeight), the words no memory holds counting with n = 0.
- * Neither store runs it now: each reads the postings (SQLite one MATCH per word, PostgreSQL one statement) and ranks
+ * "paintings") or PostgreSQL's GIN index over a `simple` tsvector (words beginning with the query word, no stemming:
+ * names stay names); on both, only the query words of three characters or more (matchableTerms). The same formula on
+ * both stores; measured in docs/decisions.md (issue 18). Each match also carries the query's whole weight
+ * (LexicalMatch.queryWeight), the words no memory holds counting with n = 0. Neither store runs it now: each reads the postings (SQLite one MATCH per word, PostgreSQL one statement) and ranks
  * them with rankPostings (the same arithmetic); this statement is the reference the tests compare that with.
  * Nothing is joined, so each part runs once whatever the planner estimates: the workspace's size and the query's
  * weight are scalar subqueries (computed once) and each word's count a window over its postings. As joined
@@ -126,7 +130,8 @@ export const sqliteMatchableTerms = (terms: readonly string[]) => terms.filter((
  * words it holds with their document counts (`terms`) and the workspace's size (`total`): retrieval weighs a word
  * found only inside a longer word (`use` in `user`) apart from a whole-word match (../retrieval/search-terms.ts).
  */
-export function lexicalSearchStatement(dialect: Dialect, workspaceId: number, terms: readonly string[], limit: number): Statement {
+export function lexicalSearchStatement(dialect: Dialect, workspaceId: number, allTerms: readonly string[], limit: number): Statement {
+  const terms = matchableTerms(allTerms);
   const p = new Params(dialect);
   // SQLite: one MATCH per word, each stopping at the cap (one query over all words would read every posting).
   const postings =
@@ -138,7 +143,7 @@ export function lexicalSearchStatement(dialect: Dialect, workspaceId: number, te
               `WHERE memory_text MATCH ${p.add(`workspace : ${workspaceToken(workspaceId)} AND text : "${t}"`)} LIMIT ${POSTINGS_PER_TERM})`,
           )
           .join(" UNION ALL ")})`
-      : `terms AS (SELECT t, to_tsquery('simple', quote_literal(t) || CASE WHEN char_length(t) >= ${SQLITE_MIN_TERM_CHARS} THEN ':*' ELSE '' END) AS q FROM unnest(${p.add([...terms])}::text[]) AS t),
+      : `terms AS (SELECT t, to_tsquery('simple', quote_literal(t) || ':*') AS q FROM unnest(${p.add([...terms])}::text[]) AS t),
          hits AS (SELECT terms.t, m.id FROM terms CROSS JOIN LATERAL
                     (SELECT id FROM memories WHERE workspace_id = ${p.add(workspaceId)} AND lexemes @@ terms.q LIMIT ${POSTINGS_PER_TERM}) AS m)`;
   const idf = (n: string) => `ln(1 + (CAST((SELECT n FROM total) AS double precision) - ${n} + 0.5) / (${n} + 0.5))`;

@@ -344,8 +344,9 @@ export interface MemoryStore {
    */
   writeVectorSnapshot(workspaceId: number, header: VectorSnapshotHeader, chunks: Iterable<Uint8Array>): Promise<boolean>;
   /**
-   * The workspace's memories holding any of `terms` (lower-case words of letters and digits), best first by the
-   * store's lexical index (SQLite FTS5, PostgreSQL full text over a tsvector with a GIN index), at most `limit`.
+   * The workspace's memories holding any of `terms` (lower-case words of letters and digits; words shorter than three
+   * characters are left out on every store, ./shared-sql.ts matchableTerms), best first by the store's lexical index
+   * (SQLite FTS5, PostgreSQL full text over a tsvector with a GIN index), at most `limit`.
    * Equal scores go newest first by `revOf` when given, else by id (./shared-sql.ts rankPostings).
    */
   searchText(workspaceId: number, terms: readonly string[], limit: number, revOf?: RevOf): Promise<LexicalMatch[]>;

@@ -58,7 +58,7 @@ import {
   listMemoriesStatement,
   POSTINGS_PER_TERM,
   rankPostings,
-  SQLITE_MIN_TERM_CHARS,
+  matchableTerms,
   vectorToBytes,
 } from "../shared-sql.js";
 import { createWebhookStore } from "../../webhooks/store.js";
@@ -408,7 +408,7 @@ const RECORD_READS = prepared(
 const searchTextSql = (
   order: string,
 ) => `SELECT u.t AS term, array_to_string(ARRAY(SELECT id FROM memories WHERE workspace_id = $2 AND lexemes @@
-                 to_tsquery('simple', quote_literal(u.t) || CASE WHEN char_length(u.t) >= ${SQLITE_MIN_TERM_CHARS} THEN ':*' ELSE '' END)
+                 to_tsquery('simple', quote_literal(u.t) || ':*')
                LIMIT ${POSTINGS_PER_TERM}), ',') AS ids,
               coalesce((SELECT memories FROM workspace_memory_counts WHERE workspace_id = $2), 0) AS total${order}
          FROM unnest($1::text[]) WITH ORDINALITY AS u(t, k)`;
@@ -895,7 +895,8 @@ export class PostgresStore implements MemoryStore {
     }, beginLocked(workspaceId));
   }
 
-  async searchText(workspaceId: number, terms: readonly string[], limit: number, revOf?: RevOf): Promise<LexicalMatch[]> {
+  async searchText(workspaceId: number, words: readonly string[], limit: number, revOf?: RevOf): Promise<LexicalMatch[]> {
+    const terms = matchableTerms(words);
     if (terms.length === 0 || limit <= 0) return [];
     // Each word's postings (the same index reads, capped alike) and the workspace's size in one statement, ranked by
     // rankPostings as SQLite's are: lexicalSearchStatement's window, grouping and JSON cost more than the reads
@@ -909,11 +910,12 @@ export class PostgresStore implements MemoryStore {
 
   async searchTextWithVectorsSince(
     workspaceId: number,
-    terms: readonly string[],
+    words: readonly string[],
     limit: number,
     since: { sinceRev: number; codesFor: string; limit: number },
     revOf?: RevOf,
   ): Promise<{ matches: LexicalMatch[]; vectors: VectorRecord[] }> {
+    const terms = matchableTerms(words);
     if (terms.length === 0 || limit <= 0) {
       return { matches: [], vectors: await this.vectorsSince(workspaceId, since.sinceRev, since.limit, since.codesFor) };
     }

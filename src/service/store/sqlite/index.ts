@@ -32,7 +32,7 @@ import {
   listMemoriesStatement,
   POSTINGS_PER_TERM,
   rankPostings,
-  sqliteMatchableTerms,
+  matchableTerms,
   vectorToBytes,
   workspaceToken,
 } from "../shared-sql.js";
@@ -1129,7 +1129,7 @@ export function openSqliteStore(path: string): MemoryStore {
       return published;
     },
     async searchText(workspaceId, terms, limit, revOf) {
-      const matchable = sqliteMatchableTerms(terms);
+      const matchable = matchableTerms(terms);
       if (matchable.length === 0 || limit <= 0) return [];
       const { postings, total } = readPostings(workspaceId, matchable);
       return rankPostings(postings, total, limit, revOf);
