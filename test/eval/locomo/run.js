@@ -7,6 +7,7 @@
 // through the memory it merged into). Merged texts are read back from the SQLite file.
 //
 //   node test/eval/locomo/run.js [--repo PATH] [--conversations 26,30] [--json FILE] [--rows FILE]
+// (--rows: each question's first-hit rank, one JSON line each; compare two such files with compare-rows.js)
 // --repo measures another checkout's build (its bin/brain-mcp.js and dist/); the baselines always use this
 // checkout's embedder, so their figures stay put while the service changes. BRAIN_EMBEDDER passes to the service;
 // BRAIN_DATABASE_URL runs it over PostgreSQL (an empty database: scripts/throwaway-postgres.js starts a cluster).
