@@ -117,8 +117,9 @@ export const matchableTerms = (terms: readonly string[]) => terms.filter((t) => 
  * query words it holds (N the workspace's memories, n those holding the word). The index finds each word's memories,
  * at most POSTINGS_PER_TERM of them, so a common word costs no more than that (and its weight is small either way):
  * SQLite's FTS5 table (trigram, diacritics folded: a word matches wherever its letters appear, so "painting" finds
- * "paintings") or PostgreSQL's GIN index over a `simple` tsvector (words beginning with the query word, no stemming:
- * names stay names); on both, only the query words of three characters or more (matchableTerms). The same formula on
+ * "paintings") or PostgreSQL's GIN index over a `simple` tsvector of the text with case and diacritics folded
+ * (brain_lexical_fold, ./postgres/schema.ts migration 14; words beginning with the query word, no stemming: names stay
+ * names); on both, only the query words of three characters or more (matchableTerms). The same formula on
  * both stores; measured in docs/decisions.md (issue 18). Each match also carries the query's whole weight
  * (LexicalMatch.queryWeight), the words no memory holds counting with n = 0. Neither store runs it now: each reads the postings (SQLite one MATCH per word, PostgreSQL one statement) and ranks
  * them with rankPostings (the same arithmetic); this statement is the reference the tests compare that with.
@@ -143,7 +144,7 @@ export function lexicalSearchStatement(dialect: Dialect, workspaceId: number, al
               `WHERE memory_text MATCH ${p.add(`workspace : ${workspaceToken(workspaceId)} AND text : "${t}"`)} LIMIT ${POSTINGS_PER_TERM})`,
           )
           .join(" UNION ALL ")})`
-      : `terms AS (SELECT t, to_tsquery('simple', quote_literal(t) || ':*') AS q FROM unnest(${p.add([...terms])}::text[]) AS t),
+      : `terms AS (SELECT t, to_tsquery('simple', quote_literal(brain_lexical_fold(t)) || ':*') AS q FROM unnest(${p.add([...terms])}::text[]) AS t),
          hits AS (SELECT terms.t, m.id FROM terms CROSS JOIN LATERAL
                     (SELECT id FROM memories WHERE workspace_id = ${p.add(workspaceId)} AND lexemes @@ terms.q LIMIT ${POSTINGS_PER_TERM}) AS m)`;
   const idf = (n: string) => `ln(1 + (CAST((SELECT n FROM total) AS double precision) - ${n} + 0.5) / (${n} + 0.5))`;

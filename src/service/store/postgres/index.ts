@@ -408,7 +408,7 @@ const RECORD_READS = prepared(
 const searchTextSql = (
   order: string,
 ) => `SELECT u.t AS term, array_to_string(ARRAY(SELECT id FROM memories WHERE workspace_id = $2 AND lexemes @@
-                 to_tsquery('simple', quote_literal(u.t) || ':*')
+                 to_tsquery('simple', quote_literal(brain_lexical_fold(u.t)) || ':*')
                LIMIT ${POSTINGS_PER_TERM}), ',') AS ids,
               coalesce((SELECT memories FROM workspace_memory_counts WHERE workspace_id = $2), 0) AS total${order}
          FROM unnest($1::text[]) WITH ORDINALITY AS u(t, k)`;

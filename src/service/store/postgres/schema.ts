@@ -296,6 +296,35 @@ export const MIGRATIONS: readonly Migration[] = [
     name: "room for HOT updates",
     sql: "ALTER TABLE memories SET (fillfactor = 80);",
   },
+  {
+    // The lexical index folds case and diacritics as SQLite's does (remove_diacritics), so "jose" finds "José" and, in
+    // a database of the C locale (whose lower() and `simple` configuration lower-case ASCII only), "ørsted" finds
+    // "Ørsted". One function folds the texts here and the query's words in the lexical statement. Lower-casing goes
+    // through ICU's root collation where the server has it; normalize() needs a UTF8 database (and PostgreSQL 13), so
+    // another keeps lower() alone. The column is generated again: the table and its indexes are rewritten once (seconds at
+    // 100,000 memories), under the migration's lock.
+    version: 14,
+    name: "lexical index folds case and diacritics",
+    sql: `
+      DO $migration$
+      DECLARE
+        folded text := 'lower(t)';
+      BEGIN
+        IF current_setting('server_encoding') = 'UTF8' AND current_setting('server_version_num')::int >= 130000 THEN
+          IF EXISTS (SELECT 1 FROM pg_collation WHERE collname = 'und-x-icu') THEN
+            folded := 'lower(t COLLATE "und-x-icu")';
+          END IF;
+          folded := format('regexp_replace(normalize(%s, NFKD), %L, %L, %L)', folded, '[\\u0300-\\u036f]', '', 'g');
+        END IF;
+        EXECUTE format('CREATE FUNCTION brain_lexical_fold(t text) RETURNS text LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS %L',
+                       'SELECT ' || folded);
+      END
+      $migration$;
+      ALTER TABLE memories DROP COLUMN lexemes;
+      ALTER TABLE memories ADD COLUMN lexemes tsvector GENERATED ALWAYS AS (to_tsvector('simple', brain_lexical_fold(text))) STORED;
+      CREATE INDEX memories_lexemes ON memories USING gin (lexemes) WITH (fastupdate = off);
+    `,
+  },
 ];
 
 /** One transaction-scoped advisory lock serializes migrating across processes. */
