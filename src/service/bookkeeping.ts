@@ -114,11 +114,16 @@ export function batchReadBookkeeping(store: MemoryStore, log: ServiceLog, interv
 
   function overlay(workspaceId: number, record: MemoryRecord): MemoryRecord {
     let count = 0;
-    let lastAtMs = record.last_accessed_at ?? 0;
-    for (const source of [writing, gathered]) {
-      const t = source.get(workspaceId)?.touched.get(record.id);
-      if (t) (count += t.count), (lastAtMs = Math.max(lastAtMs, t.lastAtMs));
-    }
+    const stored = record.last_accessed_at ?? 0;
+    let lastAtMs = stored;
+    // A write in flight may have committed already: a record read on another connection between its commit and its
+    // answer reaching this thread holds its counts, and laying them over again counted them twice (a PostgreSQL
+    // service answered the same question with another score, now and then, under load). The write sets each memory's
+    // last access to at least its batch's latest read, so a record that shows that time already holds the batch.
+    const inFlight = writing.get(workspaceId)?.touched.get(record.id);
+    if (inFlight && stored < inFlight.lastAtMs) (count += inFlight.count), (lastAtMs = inFlight.lastAtMs);
+    const waiting = gathered.get(workspaceId)?.touched.get(record.id);
+    if (waiting) (count += waiting.count), (lastAtMs = Math.max(lastAtMs, waiting.lastAtMs));
     return count === 0 ? record : { ...record, access_count: record.access_count + count, last_accessed_at: lastAtMs };
   }
 

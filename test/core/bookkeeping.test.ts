@@ -97,6 +97,43 @@ function suite(name: string, open: () => Promise<MemoryStore>, skip = false) {
       expect([after!.access_count, after!.last_accessed_at]).toEqual([1, T0 + 5_000]); // counted once, not twice
     });
 
+    it("a write committed but not yet answered is not counted twice in records read meanwhile", async () => {
+      const { workspaceId, ids } = await workspaceWith(store, ["a"]);
+      let release: () => void = () => {};
+      const held = new Promise<void>((resolve) => (release = resolve));
+      let committed: () => void = () => {};
+      const written = new Promise<void>((resolve) => (committed = resolve));
+      // The store commits at once and answers later: what another connection sees between the two.
+      const slow = new Proxy(store, {
+        get(target, key) {
+          if (key === "recordReads") {
+            return async (...args: Parameters<MemoryStore["recordReads"]>) => {
+              const done = await target.recordReads(...args);
+              committed();
+              await held;
+              return done;
+            };
+          }
+          const value = Reflect.get(target, key, target) as unknown;
+          return typeof value === "function" ? value.bind(target) : value;
+        },
+      });
+      const bookkeeping = batchReadBookkeeping(slow, log, 60_000);
+      await bookkeeping.recordRead(workspaceId, ids, T0 + 7_000);
+      const flushed = bookkeeping.flush();
+      await written;
+      const [during] = bookkeeping.withPendingReads(workspaceId, await store.getMemories(workspaceId, ids));
+      expect([during!.access_count, during!.last_accessed_at]).toEqual([1, T0 + 7_000]);
+      // A read gathered meanwhile still counts on top of the committed one.
+      await bookkeeping.recordRead(workspaceId, ids, T0 + 8_000);
+      const [more] = bookkeeping.withPendingReads(workspaceId, await store.getMemories(workspaceId, ids));
+      expect([more!.access_count, more!.last_accessed_at]).toEqual([2, T0 + 8_000]);
+      release();
+      await flushed;
+      await bookkeeping.close();
+      expect(await countsOf(store, workspaceId, ids)).toEqual([[2, T0 + 8_000]]);
+    });
+
     it("a clean stop writes what is waiting; after it, reads are written at once", async () => {
       const { workspaceId, ids } = await workspaceWith(store, ["a"]);
       const bookkeeping = batchReadBookkeeping(store, log, 60_000);
