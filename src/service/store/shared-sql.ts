@@ -119,10 +119,11 @@ export const matchableTerms = (terms: readonly string[]) => terms.filter((t) => 
  * SQLite's FTS5 table (trigram, diacritics folded: a word matches wherever its letters appear, so "painting" finds
  * "paintings") or PostgreSQL's GIN index over a `simple` tsvector of the text with case and diacritics folded
  * (brain_lexical_fold, ./postgres/schema.ts migration 14; words beginning with the query word, no stemming: names stay
- * names); on both, only the query words of three characters or more (matchableTerms). The same formula on
- * both stores; measured in docs/decisions.md (issue 18). Each match also carries the query's whole weight
- * (LexicalMatch.queryWeight), the words no memory holds counting with n = 0. Neither store runs it now: each reads the postings (SQLite one MATCH per word, PostgreSQL one statement) and ranks
- * them with rankPostings (the same arithmetic); this statement is the reference the tests compare that with.
+ * names); on both, only the query words of three characters or more (matchableTerms). The same formula on both
+ * stores; measured in docs/decisions.md (issue 18). Each match also carries the query's whole weight
+ * (LexicalMatch.queryWeight), the words no memory holds counting with n = 0. Neither store runs it now: each reads
+ * the postings (SQLite one MATCH per word, PostgreSQL one statement) and ranks them with rankPostings (the same
+ * arithmetic); this statement is the reference the tests compare that with.
  * Nothing is joined, so each part runs once whatever the planner estimates: the workspace's size and the query's
  * weight are scalar subqueries (computed once) and each word's count a window over its postings. As joined
  * subqueries, PostgreSQL (before the table had statistics) ran them once per matching memory: a second for a common
