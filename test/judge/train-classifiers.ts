@@ -2,12 +2,12 @@
 // for importance and one-vs-rest logistic regressions for each domain and topic, trained on
 // src/service/models/judge/data/training.json (categories also on data/category-training.json and every labelled group of
 // test/eval/sets: category-labels.json's dev and holdout rows, category-labels-holdout2.json, category-labels-voices.json,
-// category-labels-holdout3.json, category-labels-voices2.json, category-labels-holdout4.json),
+// category-labels-holdout3.json, category-labels-voices2.json, category-labels-holdout4.json, category-labels-holdout5.json),
 // with the topic calibration chosen by leave-one-labeller-out validation. Writes data/classifier-weights.ts.
 // Run: npx esbuild test/judge/train-classifiers.ts --bundle --platform=node --format=esm --packages=external \
 //        --outfile=test/judge/.train.mjs && BRAIN_MODEL_DIR=src/service/models/embed/data/minilm node test/judge/.train.mjs \
 //        && rm test/judge/.train.mjs
-// Never add category-labels-holdout5.json (or any fresh held-out file) here: it is measured once, by the lead.
+// Never add category-labels-holdout6.json (or any fresh held-out file) here: it is measured once, by the lead.
 import { createHash } from "node:crypto";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
@@ -23,7 +23,7 @@ import {
   type TopicCalibration,
 } from "../../src/service/models/judge/categories.js";
 import { rateImportanceByRules } from "../../src/service/models/judge/importance.js";
-import { fitLogistic, predictLogistic } from "./logistic.js";
+import { type FitMethod, fitLogistic, predictLogistic } from "./logistic.js";
 
 interface Example {
   text: string;
@@ -64,6 +64,8 @@ const GROUP_SETS: Array<[string, CategoryExample[]]> = [
   ["voices2", setFile("category-labels-voices2.json")],
   // The fifth round's blind set, measured once by the lead (0.628) and development data since (issue 30, sixth pass).
   ["holdout4", setFile("category-labels-holdout4.json")],
+  // The sixth round's blind set, measured once by the lead (0.607) and development data since (issue 30, 2026-11-29).
+  ["holdout5", setFile("category-labels-holdout5.json")],
 ];
 const GROUPS = GROUP_SETS.filter(([, rows]) => rows.length).map(([g]) => g);
 const trainOnly: CategoryExample[] = process.env.EXP_NO_TRAINING ? [...extra] : [...examples, ...extra];
@@ -156,7 +158,13 @@ console.log(
 
 // Categories: the logistic regressions' L2 penalty, their weight beside the lexicon, then per-topic thresholds, the
 // ratio and the short-text cap, all chosen by out-of-fold topic F1 (and domain accuracy) on the dev rows.
-const lexicon = catExamples.map((e) => scoreCategories(e.text));
+// TRAIN_LEXICON_SCALE=k: the lexicon's phrase scores counted k times (0: the classifiers alone, the word rules kept).
+const LEXICON_SCALE = Number(process.env.TRAIN_LEXICON_SCALE ?? 1);
+const scaled = (m: Map<string, number>) => new Map([...m].map(([key, v]) => [key, v * LEXICON_SCALE]));
+const lexicon = catExamples.map((e) => {
+  const s = scoreCategories(e.text);
+  return LEXICON_SCALE === 1 ? s : ({ topics: scaled(s.topics), domains: scaled(s.domains) } as typeof s);
+});
 const gold = catExamples.map((e) => new Set(e.topics));
 function blended(loo: number[][], beta: number, betaDomain: number) {
   return catExamples.map((_, i) => {
@@ -307,7 +315,13 @@ function fitWeights(rows: number[]): number[] | undefined {
 // Gradient steps of each logistic fit (TRAIN_ITERS): 300 until the fourth pass stopped well short of the penalty's
 // optimum; 1000 measured better left out (five groups, mean topic F1 0.782 → 0.790; L2 0.0001 / 0.001 at 300 steps gave
 // 0.781 / 0.774).
-const FIT_ITERS = Number(process.env.TRAIN_ITERS ?? 1000);
+// Since 2026-11-29 the fits step by Adam (step 0.05, 400 steps): gradient descent at 1000 steps still stopped far short of
+// the penalty's optimum (weights of ±1 on unit vectors, probabilities held near the biases). Left out over eight groups,
+// mean topic F1 0.750 → 0.756, holdout4 0.634 → 0.645, holdout5 0.631 → 0.644, in 40 % of the CPU. TRAIN_OPT=gd (with
+// TRAIN_ITERS=1000) is the fit before it; TRAIN_ADAM_LR another step size (0.01 measured 0.764 against 0.767 on seven groups).
+const FIT_METHOD: FitMethod =
+  process.env.TRAIN_OPT === "gd" ? { method: "gd" } : { method: "adam", lr: Number(process.env.TRAIN_ADAM_LR ?? 0.05) };
+const FIT_ITERS = Number(process.env.TRAIN_ITERS ?? (FIT_METHOD.method === "adam" ? 400 : 1000));
 /** Leave one group out: each row's probabilities from a fit on every other group's rows (training.json goes with dev). */
 function groupOutLogistic(l2: number): number[][] {
   const out: number[][] = new Array(catExamples.length);
@@ -319,6 +333,7 @@ function groupOutLogistic(l2: number): number[][] {
       l2,
       FIT_ITERS,
       fitWeights(tr),
+      FIT_METHOD,
     );
     catExamples.forEach((_, i) => {
       if (groupOf[i] === g) out[i] = predictLogistic(model, XC[i]!);
@@ -339,6 +354,7 @@ const outOfFold = (l2: number) => {
           "logo",
           BALANCE.includes("fit"),
           FIT_ITERS,
+          ...(FIT_METHOD.method === "gd" ? [] : [FIT_METHOD]),
         ]),
       )
       .digest("hex");
@@ -525,7 +541,7 @@ if (process.env.TRAIN_MISSES) {
 // TRAIN_DRY=1 measures only (no final fit, no weights file).
 if (process.env.TRAIN_DRY) process.exit(0);
 const AI = solve(importanceProblem.K, best.lambda, importanceProblem.centered);
-const categoryModel = fitLogistic(XC, YC, bestCat.lambda, FIT_ITERS, fitWeights(catExamples.map((_, i) => i)));
+const categoryModel = fitLogistic(XC, YC, bestCat.lambda, FIT_ITERS, fitWeights(catExamples.map((_, i) => i)), FIT_METHOD);
 const primal = (Xs: Float32Array[], A: number[][], j: number) =>
   Array.from({ length: d }, (_, t) => Number(Xs.reduce((s, x, i) => s + x[t]! * A[i]![j]!, 0).toPrecision(4)));
 const weights = [primal(X, AI, 0), ...categoryModel.W.map((w) => w.map((v) => Number(v.toPrecision(4))))];
@@ -538,6 +554,7 @@ const json = JSON.stringify({
   category_link: "logistic",
   category_l2: bestCat.lambda,
   category_iters: FIT_ITERS,
+  category_fit: FIT_METHOD,
   category_model_weight: bestCat.beta,
   domain_model_weight: bestCat.betaDomain,
   topic_calibration: bestCat.calibration,

@@ -30,6 +30,8 @@ export interface ClassifierWeights {
   category_l2?: number;
   /** The logistic fits' gradient steps (older weight files: 300; recorded for the categories test's own fit). */
   category_iters?: number;
+  /** How those steps were taken (older weight files: gradient descent, step 2); recorded, not read by the service. */
+  category_fit?: { method: "gd" | "adam"; lr?: number };
   /** "importance" (correction to the rules), then "domain:<d>" and "topic:<t>" for every label. */
   labels: string[];
   bias: number[];
