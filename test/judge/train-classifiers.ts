@@ -317,7 +317,7 @@ function fitWeights(rows: number[]): number[] | undefined {
 // 0.781 / 0.774).
 // Since 2026-11-29 the fits step by Adam (step 0.05, 400 steps): gradient descent at 1000 steps still stopped far short of
 // the penalty's optimum (weights of ±1 on unit vectors, probabilities held near the biases). Left out over eight groups,
-// mean topic F1 0.750 → 0.756, holdout4 0.634 → 0.645, holdout5 0.631 → 0.644, in 40 % of the CPU. TRAIN_OPT=gd (with
+// mean topic F1 0.750 → 0.756, holdout4 0.634 → 0.645, holdout5 0.631 → 0.644; the trainer from cold 281 s of CPU (eight groups) against 499 s (seven). TRAIN_OPT=gd (with
 // TRAIN_ITERS=1000) is the fit before it; TRAIN_ADAM_LR another step size (0.01 measured 0.764 against 0.767 on seven groups).
 const FIT_METHOD: FitMethod =
   process.env.TRAIN_OPT === "gd" ? { method: "gd" } : { method: "adam", lr: Number(process.env.TRAIN_ADAM_LR ?? 0.05) };

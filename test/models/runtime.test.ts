@@ -5,12 +5,9 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
 import { afterAll, expect, it, vi } from "vitest";
 import { describeModelRuntime, hostTarget, loadModelRuntime } from "../../src/service/models/embed/runtime.js";
-
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 
 /** A native runtime in this checkout: the platform's package (a developer may install it to measure) or onnxruntime-node. */
 const nativeInstalled = [`@brain-mcp/onnxruntime-${hostTarget()}/package.json`, "onnxruntime-node"].some((name) => {
